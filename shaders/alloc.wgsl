@@ -1,0 +1,68 @@
+// gpu-heap: the one file user shaders include.
+//
+// Provides
+//   malloc(size_bytes: u32) -> u32   a handle to at least `size_bytes` bytes, 16-byte aligned;
+//                                    0 (NULL) on failure, with the cause in `heap_status`
+//   free(ptr: u32)                   releases an allocation; free(0) does nothing
+//   heap_load(ptr, word) -> u32      user data access, word = 32-bit word index inside the
+//   heap_store(ptr, word, value)     allocation; the segment layout stays hidden
+//   heap_status                      status of the last malloc/free of this invocation
+//
+// Invariants
+//   - Every call is counted in the statistics block (core/stats.wgsl): calls, failures by
+//     cause, live allocations and 16-byte units, and the peak of live units.
+//   - malloc(0) and sizes above HEAP_MAX_ALLOC return NULL with HEAP_INVALID_REQUEST.
+//   - free of something that is not a live allocation is counted as HEAP_INVALID_FREE
+//     wherever the strategy can tell, and then changes nothing.
+//
+// The strategy (exactly one) is selected by the generated configuration, which also declares
+// the heap's bindings; each strategy module provides strategy_malloc, strategy_free and
+// strategy_init with the signatures used below.
+//
+// Loops: none here; each strategy module states how its loops are bounded.
+
+#include "generated/config.wgsl"
+#include "core/hash.wgsl"
+#include "core/stats.wgsl"
+#include "core/heap.wgsl"
+
+#ifdef GPU_HEAP_BUMP
+#include "bump.wgsl"
+#endif
+#ifdef GPU_HEAP_RW_BM
+#include "random_walk/rw_bm.wgsl"
+#endif
+
+var<private> heap_status: u32 = HEAP_OK;
+
+fn malloc(size_bytes: u32) -> u32 {
+    heap_count(STAT_MALLOC_CALLS, 1u);
+    if (size_bytes == 0u || size_bytes > HEAP_MAX_ALLOC) {
+        heap_status = HEAP_INVALID_REQUEST;
+        heap_count_failure(HEAP_INVALID_REQUEST);
+        return HEAP_NULL;
+    }
+    let r = strategy_malloc(size_bytes);
+    heap_status = r.status;
+    if (r.status == HEAP_OK) {
+        heap_note_malloc(r.units);
+        return r.handle;
+    }
+    heap_count_failure(r.status);
+    return HEAP_NULL;
+}
+
+fn free(ptr: u32) {
+    if (ptr == HEAP_NULL) {
+        heap_status = HEAP_OK;
+        return;
+    }
+    heap_count(STAT_FREE_CALLS, 1u);
+    let r = strategy_free(ptr);
+    heap_status = r.status;
+    if (r.status == HEAP_OK) {
+        heap_note_free(r.units);
+    } else {
+        heap_count_failure(r.status);
+    }
+}

@@ -1,0 +1,50 @@
+// The bump allocator: the speed reference. One atomicAdd per malloc, no reuse.
+//
+// State: heap_meta[BUMP_HEAD] counts the units handed out (and past the end, units asked
+// for after the heap filled up).
+//
+// Invariants
+//   - Blocks are disjoint: each is [old head, old head + units) of one atomicAdd.
+//   - No block crosses a segment boundary: a block that would is abandoned and the request
+//     retried once; the retry starts past the boundary, because the head already is.
+//   - The head never wraps: malloc does not add once the head is past the end, so it can
+//     overshoot only by what invocations racing between that load and their add ask for.
+//     The host caps bump heaps at 2^31 units (32 GiB) and blocks at 64 KiB (2^12 units),
+//     so wrapping would need 2^19 such invocations in flight at once, more than any current
+//     GPU keeps resident.
+//   - free cannot tell live blocks from freed ones (there is no per-block state); it
+//     rejects handles outside what was handed out, and otherwise releases nothing, so
+//     live units stay counted until reset. Double frees are not detected.
+//
+// Loops: one, at most BUMP_ATTEMPTS = 2 iterations; failing both is HEAP_CONTENTION.
+
+const BUMP_HEAD: u32 = STAT_WORDS;
+const BUMP_ATTEMPTS: u32 = 2u;
+
+fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
+    let units = heap_units_for(size_bytes);
+    for (var attempt = 0u; attempt < BUMP_ATTEMPTS; attempt++) {
+        if (atomicLoad(&heap_meta[BUMP_HEAD]) >= HEAP_UNITS) {
+            return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+        }
+        let start = atomicAdd(&heap_meta[BUMP_HEAD], units);
+        if (start > HEAP_UNITS - units) {
+            return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+        }
+        let last = start + units - 1u;
+        if ((start >> HEAP_SEGMENT_SHIFT) == (last >> HEAP_SEGMENT_SHIFT)) {
+            return HeapAlloc(heap_handle_of(start), units, HEAP_OK);
+        }
+    }
+    return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+}
+
+fn strategy_free(ptr: u32) -> HeapFree {
+    let unit = heap_unit_of(ptr);
+    if (unit >= min(atomicLoad(&heap_meta[BUMP_HEAD]), HEAP_UNITS)) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    return HeapFree(0u, HEAP_OK);
+}
+
+fn strategy_init(i: u32) {}

@@ -1,0 +1,162 @@
+//! Heap configuration: which allocator, and its parameters.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// The allocator compiled into the heap's shaders. Names follow DESIGN.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Strategy {
+    /// Bump allocator: one atomicAdd per malloc, no reuse. The speed reference.
+    Bump,
+    /// Random walk over a bitmap of fixed-size pages (Pham & Tu, section 4.1).
+    RwBm,
+}
+
+impl Strategy {
+    /// Every strategy, in the order the CLI lists them.
+    pub const ALL: &'static [Strategy] = &[Strategy::Bump, Strategy::RwBm];
+
+    /// The shared name (`bump`, `rw-bm`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Bump => "bump",
+            Strategy::RwBm => "rw-bm",
+        }
+    }
+
+    /// The `#define` that selects this strategy in `alloc.wgsl`.
+    pub(crate) fn define(self) -> &'static str {
+        match self {
+            Strategy::Bump => "GPU_HEAP_BUMP",
+            Strategy::RwBm => "GPU_HEAP_RW_BM",
+        }
+    }
+
+    /// Whether `free` releases memory for reuse.
+    pub fn reuses_memory(self) -> bool {
+        !matches!(self, Strategy::Bump)
+    }
+
+    /// Whether freeing an already freed block is detected and counted as an invalid free.
+    pub fn detects_double_free(self) -> bool {
+        !matches!(self, Strategy::Bump)
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Strategy::ALL
+            .iter()
+            .copied()
+            .find(|st| st.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Strategy::ALL.iter().map(|s| s.name()).collect();
+                format!("unknown strategy \"{s}\"; known: {}", names.join(", "))
+            })
+    }
+}
+
+/// How the heap's segments (storage buffers) are bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SegmentBinding {
+    /// One binding for a single segment; a binding array where the device has the features,
+    /// separate bindings otherwise.
+    #[default]
+    Auto,
+    /// `binding_array<HeapSegment, N>`: needs the binding-array features.
+    BindingArray,
+    /// One binding per segment, selected with a `switch`: works everywhere, up to
+    /// [`HeapConfig::max_separate_bindings`] segments.
+    Separate,
+}
+
+/// Everything that shapes a heap. Build with [`HeapConfig::new`] and the setters.
+///
+/// ```
+/// use gpu_heap::{HeapConfig, Strategy};
+/// let config = HeapConfig::new(64 << 20).strategy(Strategy::RwBm).page_size(64);
+/// assert_eq!(config.size, 64 << 20);
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct HeapConfig {
+    /// Bytes of user memory (rounded up to 16).
+    pub size: u64,
+    /// The allocator.
+    pub strategy: Strategy,
+    /// RW-BM page size in bytes: a power of two, at least 16. Also its largest malloc.
+    pub page_size: u32,
+    /// The bind group index the heap's bindings are declared at in WGSL.
+    pub bind_group_index: u32,
+    /// How segments are bound.
+    pub segment_binding: SegmentBinding,
+    /// Caps the segment size below the device's limit (rounded down to a power of two).
+    pub max_segment_size: Option<u64>,
+    /// The most segments [`SegmentBinding::Separate`] may use, leaving the rest of the
+    /// device's storage-buffer bindings to the user.
+    pub max_separate_bindings: u32,
+    /// How long the heap's own GPU work (init, statistics readback) may take.
+    pub watchdog: Duration,
+}
+
+impl HeapConfig {
+    /// Defaults: RW-BM with 256-byte pages at bind group 0.
+    pub fn new(size: u64) -> Self {
+        Self {
+            size,
+            strategy: Strategy::RwBm,
+            page_size: 256,
+            bind_group_index: 0,
+            segment_binding: SegmentBinding::Auto,
+            max_segment_size: None,
+            max_separate_bindings: 4,
+            watchdog: Duration::from_secs(60),
+        }
+    }
+
+    pub fn strategy(mut self, strategy: Strategy) -> Self {
+        self.strategy = strategy;
+        self
+    }
+
+    pub fn page_size(mut self, bytes: u32) -> Self {
+        self.page_size = bytes;
+        self
+    }
+
+    pub fn bind_group_index(mut self, index: u32) -> Self {
+        self.bind_group_index = index;
+        self
+    }
+
+    pub fn segment_binding(mut self, binding: SegmentBinding) -> Self {
+        self.segment_binding = binding;
+        self
+    }
+
+    pub fn max_segment_size(mut self, bytes: u64) -> Self {
+        self.max_segment_size = Some(bytes);
+        self
+    }
+
+    pub fn max_separate_bindings(mut self, count: u32) -> Self {
+        self.max_separate_bindings = count;
+        self
+    }
+
+    pub fn watchdog(mut self, timeout: Duration) -> Self {
+        self.watchdog = timeout;
+        self
+    }
+}

@@ -1,0 +1,444 @@
+//! The conformance suite: scenarios that any strategy must pass on any adapter.
+//!
+//! Every scenario writes a pattern over every allocation and verifies it, checks on the host
+//! that no two live allocations share a byte and that none leaves the heap or its segment,
+//! and compares the heap's statistics with what the kernels saw. Every dispatch runs under
+//! the watchdog, so a hang fails the scenario instead of stalling the run.
+
+mod harness;
+
+use std::time::{Duration, Instant};
+
+use harness::{
+    Harness, Params, TALLY_BAD_INPUT, TALLY_CORRUPTED, TALLY_FREE_FAILED, TALLY_NULL, TALLY_OK,
+};
+
+use crate::error::Error;
+use crate::gpu::Gpu;
+use crate::stats::{Failures, HeapStats};
+use crate::{GpuHeap, HeapConfig, SegmentBinding, Strategy};
+
+/// One scenario of the suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scenario {
+    /// N invocations malloc, write, verify and free, for sizes from 4 B to the maximum.
+    Basic,
+    /// Rounds of random malloc/free with mixed sizes across dispatches.
+    Churn,
+    /// Allocate until NULL, free everything, and allocate the full capacity again.
+    Exhaustion,
+    /// malloc(0), oversized requests, free(0), invalid and double frees on the device.
+    DeviceBadInput,
+    /// Typed errors for bad heap configurations on the host.
+    HostBadInput,
+}
+
+impl Scenario {
+    pub const ALL: &'static [Scenario] = &[
+        Scenario::Basic,
+        Scenario::Churn,
+        Scenario::Exhaustion,
+        Scenario::DeviceBadInput,
+        Scenario::HostBadInput,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::Basic => "basic",
+            Scenario::Churn => "churn",
+            Scenario::Exhaustion => "exhaustion",
+            Scenario::DeviceBadInput => "device-bad-input",
+            Scenario::HostBadInput => "host-bad-input",
+        }
+    }
+}
+
+/// Parameters of a conformance run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Heap size for every scenario but exhaustion (which uses a small heap of 4 segments).
+    pub heap_size: u64,
+    /// Caps segment sizes, to exercise several segments on a small heap.
+    pub max_segment_size: Option<u64>,
+    /// RW-BM page size.
+    pub page_size: u32,
+    /// Invocations (slots) per dispatch.
+    pub slots: u32,
+    /// Rounds of the churn scenario.
+    pub churn_rounds: u32,
+    /// Per-dispatch watchdog.
+    pub watchdog: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            heap_size: 512 << 20,
+            max_segment_size: None,
+            page_size: 256,
+            slots: 16_384,
+            churn_rounds: 8,
+            watchdog: Duration::from_secs(60),
+        }
+    }
+}
+
+/// The outcome of one scenario for one strategy.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ScenarioResult {
+    pub strategy: Strategy,
+    pub scenario: Scenario,
+    pub passed: bool,
+    /// malloc and free calls made.
+    pub operations: u64,
+    /// Failed calls by cause, from the heap's statistics.
+    pub failures: Failures,
+    /// Allocations whose pattern did not verify.
+    pub corrupted: u64,
+    /// Pairs of live allocations found sharing bytes.
+    pub overlaps: u64,
+    /// What went wrong, one line per failed check; empty when passed.
+    pub problems: Vec<String>,
+    pub seconds: f64,
+}
+
+/// Collects failed checks and the counters of a scenario.
+#[derive(Default)]
+struct Checks {
+    problems: Vec<String>,
+    corrupted: u64,
+    overlaps: u64,
+    operations: u64,
+    failures: Failures,
+}
+
+impl Checks {
+    fn expect(&mut self, ok: bool, what: impl FnOnce() -> String) {
+        if !ok {
+            self.problems.push(what());
+        }
+    }
+
+    fn equal<T: PartialEq + std::fmt::Debug>(&mut self, what: &str, got: T, want: T) {
+        self.expect(got == want, || format!("{what}: got {got:?}, expected {want:?}"));
+    }
+
+    /// Adds a harness's verification tally and slot placement to the checks.
+    /// Returns the tally and the number of live slots.
+    fn placement_and_tally(&mut self, h: &Harness, phase: &str) -> crate::Result<(Vec<u32>, u64)> {
+        let tally = h.tally()?;
+        let p = h.placement()?;
+        self.corrupted += tally[TALLY_CORRUPTED] as u64;
+        self.overlaps += p.overlaps;
+        self.equal(&format!("{phase}: corrupted allocations"), tally[TALLY_CORRUPTED], 0);
+        self.equal(&format!("{phase}: overlapping allocations"), p.overlaps, 0);
+        self.equal(&format!("{phase}: allocations outside heap or segment"), p.misplaced, 0);
+        self.equal(&format!("{phase}: frees not OK"), tally[TALLY_FREE_FAILED], 0);
+        Ok((tally, p.live))
+    }
+
+    fn finish(&mut self, stats: &HeapStats) {
+        self.operations += stats.malloc_calls + stats.free_calls;
+        self.failures = add(self.failures, stats.failures);
+    }
+}
+
+fn add(a: Failures, b: Failures) -> Failures {
+    Failures {
+        out_of_memory: a.out_of_memory + b.out_of_memory,
+        contention: a.contention + b.contention,
+        invalid_request: a.invalid_request + b.invalid_request,
+        invalid_free: a.invalid_free + b.invalid_free,
+    }
+}
+
+/// Runs one scenario. GPU errors (including watchdog timeouts) fail the scenario with the
+/// error as its problem; they are also returned as `Err` when the device is presumed hung,
+/// so callers can stop.
+pub fn run(gpu: &Gpu, strategy: Strategy, scenario: Scenario, options: &Options) -> Result<ScenarioResult, (ScenarioResult, Error)> {
+    let start = Instant::now();
+    let mut checks = Checks::default();
+    let outcome = match scenario {
+        Scenario::Basic => basic(gpu, strategy, options, &mut checks),
+        Scenario::Churn => churn(gpu, strategy, options, &mut checks),
+        Scenario::Exhaustion => exhaustion(gpu, strategy, options, &mut checks),
+        Scenario::DeviceBadInput => device_bad_input(gpu, strategy, options, &mut checks),
+        Scenario::HostBadInput => host_bad_input(gpu, strategy, options, &mut checks),
+    };
+    let mut result = ScenarioResult {
+        strategy,
+        scenario,
+        passed: false,
+        operations: checks.operations,
+        failures: checks.failures,
+        corrupted: checks.corrupted,
+        overlaps: checks.overlaps,
+        problems: checks.problems,
+        seconds: 0.0,
+    };
+    result.seconds = start.elapsed().as_secs_f64();
+    match outcome {
+        Ok(()) => {
+            result.passed = result.problems.is_empty();
+            Ok(result)
+        }
+        Err(e) => {
+            result.problems.push(e.to_string());
+            if matches!(e, Error::Timeout { .. }) {
+                Err((result, e))
+            } else {
+                Ok(result)
+            }
+        }
+    }
+}
+
+fn heap_config(strategy: Strategy, options: &Options) -> HeapConfig {
+    let mut c = HeapConfig::new(options.heap_size)
+        .strategy(strategy)
+        .page_size(options.page_size)
+        .watchdog(options.watchdog);
+    if let Some(max) = options.max_segment_size {
+        c = c.max_segment_size(max);
+    }
+    c
+}
+
+/// 4 B, a few odd sizes, then powers of two up to the maximum, and the maximum.
+fn size_ladder(max: u32) -> Vec<u32> {
+    let mut sizes: Vec<u32> = [4, 12, 24, 100].into_iter().filter(|&s| s <= max).collect();
+    let mut p = 16;
+    while p <= max {
+        sizes.push(p);
+        p *= 2;
+    }
+    sizes.push(max);
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+}
+
+fn all(slots: u32, size_min: u32, size_max: u32, seed: u32) -> Params {
+    Params {
+        slots,
+        size_min,
+        size_max,
+        seed,
+        malloc_permille: 1000,
+        free_permille: 1000,
+        ..Params::default()
+    }
+}
+
+fn basic(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) -> crate::Result<()> {
+    let h = Harness::new(gpu, heap_config(strategy, options), options.slots)?;
+    let layout = h.heap.layout().clone();
+    for size in size_ladder(layout.max_alloc) {
+        let granted = layout.granted_bytes(size);
+        // Fill at most half the heap and write at most 16 MiB per size.
+        let n = (options.slots as u64)
+            .min(layout.capacity_for(size) / 2)
+            .min(((16 << 20) / granted).max(64))
+            .max(1) as u32;
+        let phase = format!("size {size}");
+        h.clear_tally();
+        let p = all(n, size, size, size);
+        h.alloc(p)?;
+        h.verify(p)?;
+        let (tally, live) = checks.placement_and_tally(&h, &phase)?;
+        checks.equal(&format!("{phase}: successful mallocs"), tally[TALLY_OK], n);
+        checks.equal(&format!("{phase}: live slots"), live, n as u64);
+        let stats = h.heap.stats()?;
+        checks.equal(&format!("{phase}: live allocations"), stats.allocations_live, n as u64);
+        checks.equal(&format!("{phase}: live bytes"), stats.bytes_live, n as u64 * granted);
+        h.free(p)?;
+        let (_, live) = checks.placement_and_tally(&h, &format!("{phase}, after free"))?;
+        checks.equal(&format!("{phase}: live slots after free"), live, 0);
+        let stats = h.heap.stats()?;
+        checks.finish(&stats);
+        checks.equal(&format!("{phase}: failures"), stats.failures, Failures::default());
+        if strategy.reuses_memory() {
+            checks.equal(&format!("{phase}: live after free"), (stats.allocations_live, stats.bytes_live), (0, 0));
+        }
+        h.heap.reset()?;
+    }
+    Ok(())
+}
+
+fn churn(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) -> crate::Result<()> {
+    let h = Harness::new(gpu, heap_config(strategy, options), options.slots)?;
+    let max = h.heap.layout().max_alloc.min(4096);
+    h.clear_tally();
+    for round in 0..options.churn_rounds {
+        let p = Params {
+            round,
+            malloc_permille: 600,
+            free_permille: 400,
+            ..all(options.slots, 4, max, 0x5eed)
+        };
+        h.free(p)?;
+        h.alloc(p)?;
+        h.verify(p)?;
+        checks.placement_and_tally(&h, &format!("round {round}"))?;
+    }
+    h.free(all(options.slots, 4, max, 0x5eed))?;
+    let (tally, _) = checks.placement_and_tally(&h, "final free")?;
+    checks.equal("NULLs from malloc", tally[TALLY_NULL], 0);
+    let stats = h.heap.stats()?;
+    checks.finish(&stats);
+    checks.equal("failures", stats.failures, Failures::default());
+    checks.expect(tally[TALLY_OK] > 0, || "churn made no allocation".into());
+    if strategy.reuses_memory() {
+        checks.equal("live after freeing all", (stats.allocations_live, stats.bytes_live), (0, 0));
+    }
+    Ok(())
+}
+
+fn exhaustion(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) -> crate::Result<()> {
+    // A small heap of four segments, bound separately: every allocation races for the last
+    // free memory, blocks meet segment boundaries, and the fallback binding is exercised.
+    let config = HeapConfig::new(1 << 20)
+        .strategy(strategy)
+        .page_size(options.page_size.min(4096))
+        .max_segment_size(256 << 10)
+        .segment_binding(SegmentBinding::Separate)
+        .watchdog(options.watchdog);
+    let layout_probe = crate::layout::HeapLayout::plan(
+        &config,
+        &crate::layout::DeviceCaps {
+            features: gpu.device.features(),
+            limits: gpu.device.limits(),
+        },
+    )?;
+    let size = match strategy {
+        Strategy::Bump => 3000, // not a divisor of a segment: blocks meet its end
+        _ => layout_probe.max_alloc,
+    };
+    let capacity = layout_probe.capacity_for(size);
+    let n = (capacity + capacity / 2) as u32;
+    let h = Harness::new(gpu, config, n)?;
+    let segments = h.heap.layout().segment_count() as u64;
+    checks.equal("segments", segments, 4);
+    for pass in ["first fill", "second fill"] {
+        let before = h.heap.stats()?.failures;
+        h.clear_tally();
+        let p = all(n, size, size, 7);
+        h.alloc(p)?;
+        h.verify(p)?;
+        let (tally, _) = checks.placement_and_tally(&h, pass)?;
+        let ok = tally[TALLY_OK] as u64;
+        if strategy == Strategy::Bump {
+            // A block abandoned at a segment's end costs at most one block per boundary.
+            checks.expect(ok <= capacity && ok + segments > capacity, || {
+                format!(
+                    "{pass}: {ok} allocations, expected {capacity} minus at most {} at segment ends",
+                    segments - 1
+                )
+            });
+        } else {
+            checks.equal(&format!("{pass}: successful mallocs"), ok, capacity);
+        }
+        let failures = h.heap.stats()?.failures.since(&before);
+        checks.equal(&format!("{pass}: NULLs counted as out of memory"), failures.out_of_memory, n as u64 - ok);
+        checks.equal(&format!("{pass}: contention failures"), failures.contention, 0);
+        h.free(p)?;
+        checks.placement_and_tally(&h, &format!("{pass}, after free"))?;
+        let stats = h.heap.stats()?;
+        if strategy.reuses_memory() {
+            // The second fill runs on the freed heap: full capacity must come back by free.
+            checks.equal(&format!("{pass}: live after freeing all"), (stats.allocations_live, stats.bytes_live), (0, 0));
+        } else {
+            // Bump never reuses: reset is how its capacity comes back.
+            checks.finish(&stats);
+            h.heap.reset()?;
+        }
+    }
+    if strategy.reuses_memory() {
+        checks.finish(&h.heap.stats()?);
+    }
+    Ok(())
+}
+
+fn device_bad_input(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) -> crate::Result<()> {
+    let h = Harness::new(gpu, heap_config(strategy, options), options.slots)?;
+    h.clear_tally();
+    h.bad_input()?;
+    let tally = h.tally()?;
+    let got = &tally[TALLY_BAD_INPUT..TALLY_BAD_INPUT + 9];
+    // Statuses: 0 ok, 3 invalid request, 4 invalid free. Steps: malloc(0), malloc(max + 1),
+    // malloc(u32::MAX), free(NULL), malloc(16), free(p + 1), free(u32::MAX), free(p), free(p).
+    let (want, invalid_frees): ([u32; 9], u64) = if strategy == Strategy::Bump {
+        // Bump rejects handles past its head (p + 1 is, on a fresh heap) but cannot tell a
+        // freed block from a live one.
+        ([3, 3, 3, 0, 0, 4, 4, 0, 0], 2)
+    } else {
+        ([3, 3, 3, 0, 0, 4, 4, 0, 4], 3)
+    };
+    checks.equal("statuses of the bad-input steps", got, &want[..]);
+    checks.equal("corrupted by invalid frees", tally[TALLY_CORRUPTED], 0);
+    let stats = h.heap.stats()?;
+    checks.equal("invalid requests counted", stats.failures.invalid_request, 3);
+    checks.equal("invalid frees counted", stats.failures.invalid_free, invalid_frees);
+    checks.equal("malloc calls counted (free(0) is not a call)", (stats.malloc_calls, stats.free_calls), (4, 4));
+    if strategy.reuses_memory() {
+        checks.equal("live after bad input", stats.allocations_live, 0);
+    }
+    checks.finish(&stats);
+    // The heap still works: a full round of mallocs on the same heap.
+    let size = h.heap.layout().max_alloc.min(256);
+    h.clear_tally();
+    let p = all(options.slots, size, size, 99);
+    h.alloc(p)?;
+    h.free(p)?;
+    let (tally, _) = checks.placement_and_tally(&h, "round after bad input")?;
+    checks.equal("mallocs after bad input", tally[TALLY_OK], options.slots);
+    Ok(())
+}
+
+fn host_bad_input(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) -> crate::Result<()> {
+    let (device, queue) = (&gpu.device, &gpu.queue);
+    let base = heap_config(strategy, options);
+    let mut expect = |what: &str, result: crate::Result<GpuHeap>, ok: fn(&Error) -> bool| match result {
+        Err(e) if ok(&e) => {}
+        Err(e) => checks.problems.push(format!("{what}: wrong error: {e}")),
+        Ok(_) => checks.problems.push(format!("{what}: accepted")),
+    };
+    let mut zero = base.clone();
+    zero.size = 0;
+    expect("zero size", GpuHeap::with_config(device, queue, zero), |e| matches!(e, Error::ZeroSize));
+    let mut huge = base.clone();
+    huge.size = 1 << 40;
+    expect("1 TiB heap", GpuHeap::with_config(device, queue, huge), |e| matches!(e, Error::TooLarge { .. }));
+    let too_many = base
+        .clone()
+        .max_segment_size(1 << 20)
+        .segment_binding(SegmentBinding::Separate)
+        .max_separate_bindings(2);
+    expect("8 separate segments over a cap of 2", GpuHeap::with_config(device, queue, HeapConfig { size: 8 << 20, ..too_many }), |e| {
+        matches!(e, Error::TooLarge { .. })
+    });
+    if strategy == Strategy::RwBm {
+        expect("page size 48", GpuHeap::with_config(device, queue, base.clone().page_size(48)), |e| {
+            matches!(e, Error::InvalidConfig(_))
+        });
+    }
+    // A device without binding arrays, asked for a binding array of segments.
+    let (bare, bare_queue) = pollster::block_on(gpu.adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("gpu-heap without binding arrays"),
+        required_limits: gpu.adapter.limits(),
+        ..Default::default()
+    }))
+    .map_err(|e| Error::Gpu {
+        what: "requesting a device without features".into(),
+        message: e.to_string(),
+    })?;
+    let arrays = base
+        .clone()
+        .max_segment_size(1 << 20)
+        .segment_binding(SegmentBinding::BindingArray);
+    expect("binding array without the features", GpuHeap::with_config(&bare, &bare_queue, HeapConfig { size: 4 << 20, ..arrays }), |e| {
+        matches!(e, Error::MissingFeatures { .. })
+    });
+    Ok(())
+}

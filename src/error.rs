@@ -1,0 +1,68 @@
+//! The crate's one error type.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::shader::ShaderError;
+
+/// Everything that can go wrong on the host. Messages say what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A heap of zero bytes was requested.
+    #[error("the heap size must be greater than zero")]
+    ZeroSize,
+
+    /// The requested heap cannot be held by this device or this strategy.
+    #[error("a heap of {requested} bytes is too large: {reason}")]
+    TooLarge { requested: u64, reason: String },
+
+    /// A configuration value is out of range.
+    #[error("invalid heap configuration: {0}")]
+    InvalidConfig(String),
+
+    /// The device lacks features the heap needs.
+    #[error("the device lacks features needed for {needed_for}: {missing:?}; request them in \
+             DeviceDescriptor::required_features (gpu_heap::device_features() lists them)")]
+    MissingFeatures {
+        needed_for: String,
+        missing: wgpu::Features,
+    },
+
+    /// A device limit is too low for the heap.
+    #[error("the device limit {limit} is {have}, the heap needs {needed}; request the adapter's \
+             limits in DeviceDescriptor::required_limits")]
+    LimitTooLow {
+        limit: &'static str,
+        have: u64,
+        needed: u64,
+    },
+
+    /// A shader failed to compose or validate.
+    #[error(transparent)]
+    Shader(#[from] ShaderError),
+
+    /// The GPU did not finish in time: the work is presumed hung. The device has been leaked
+    /// on purpose (dropping a device with hung work blocks forever on some drivers).
+    #[error("watchdog: {what} did not finish within {after:?}; the GPU work is presumed hung")]
+    Timeout { what: String, after: Duration },
+
+    /// wgpu reported an error (device lost, validation, mapping).
+    #[error("wgpu error during {what}: {message}")]
+    Gpu { what: String, message: String },
+
+    /// No adapter matched.
+    #[error("no GPU adapter found{0}; on a machine without a GPU driver install Mesa's lavapipe \
+             (see README)")]
+    NoAdapter(String),
+
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,183 @@
+//! Device plumbing: choosing an adapter, requesting a device with what the heap can use,
+//! the watchdog that turns a hung dispatch into an error, and buffer readback.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::layout::BINDING_ARRAY_FEATURES;
+
+/// Features gpu-heap can make use of: binding arrays (heaps of several segments),
+/// subgroups (collaborative strategies) and timestamp queries (benchmarks).
+pub fn device_features() -> wgpu::Features {
+    BINDING_ARRAY_FEATURES | wgpu::Features::SUBGROUP | wgpu::Features::TIMESTAMP_QUERY
+}
+
+/// A device and what it came from.
+pub struct Gpu {
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+}
+
+impl Gpu {
+    /// Opens the adapter whose name contains `name` (case-insensitive), or the default one,
+    /// with every feature of [`device_features`] it has and all of its limits.
+    pub fn open(name: Option<&str>) -> Result<Gpu> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = match name {
+            Some(name) => {
+                let wanted = name.to_lowercase();
+                let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+                adapters
+                    .into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
+                    .ok_or_else(|| {
+                        Error::NoAdapter(format!(" named \"{name}\" (found: {})", names.join(", ")))
+                    })?
+            }
+            None => pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            }))
+            .map_err(|e| Error::NoAdapter(format!(": {e}")))?,
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gpu-heap"),
+            required_features: adapter.features() & device_features(),
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Gpu {
+            what: "requesting a device".into(),
+            message: e.to_string(),
+        })?;
+        Ok(Gpu {
+            adapter,
+            device,
+            queue,
+        })
+    }
+
+    /// The adapter's name, backend and driver.
+    pub fn describe(&self) -> AdapterDescription {
+        AdapterDescription::of(&self.adapter)
+    }
+}
+
+/// Adapter identity, as written into result files.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct AdapterDescription {
+    pub name: String,
+    pub backend: String,
+    pub driver: String,
+}
+
+impl AdapterDescription {
+    pub fn of(adapter: &wgpu::Adapter) -> Self {
+        let info = adapter.get_info();
+        AdapterDescription {
+            name: info.name,
+            backend: format!("{:?}", info.backend).to_lowercase(),
+            driver: format!("{} {}", info.driver, info.driver_info).trim().to_owned(),
+        }
+    }
+}
+
+/// Waits for `submission` for at most `timeout`.
+///
+/// On timeout the device is leaked on purpose: the hung work keeps running, and dropping a
+/// device with hung work blocks forever on some drivers (measured on lavapipe), while a
+/// leaked one lets the process report the error and exit.
+pub fn wait_for(
+    device: &wgpu::Device,
+    submission: wgpu::SubmissionIndex,
+    timeout: Duration,
+    what: &str,
+) -> Result<()> {
+    match device.poll(wgpu::PollType::Wait {
+        submission_index: Some(submission),
+        timeout: Some(timeout),
+    }) {
+        Ok(_) => Ok(()),
+        Err(wgpu::PollError::Timeout) => {
+            std::mem::forget(device.clone());
+            Err(Error::Timeout {
+                what: what.to_owned(),
+                after: timeout,
+            })
+        }
+        Err(e) => Err(Error::Gpu {
+            what: what.to_owned(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+/// Submits `encoder` and waits for it under the watchdog, turning wgpu validation errors
+/// raised while recording into [`Error::Gpu`].
+pub fn submit_and_wait(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    encoder: wgpu::CommandEncoder,
+    timeout: Duration,
+    what: &str,
+) -> Result<()> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let submission = queue.submit([encoder.finish()]);
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(Error::Gpu {
+            what: what.to_owned(),
+            message: e.to_string(),
+        });
+    }
+    wait_for(device, submission, timeout, what)
+}
+
+/// Copies `size` bytes at `offset` of `buffer` (which needs COPY_SRC) back to the host.
+pub fn read_buffer(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    size: u64,
+    timeout: Duration,
+) -> Result<Vec<u8>> {
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gpu-heap readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
+    submit_and_wait(device, queue, encoder, timeout, "readback copy")?;
+    let (tx, rx) = mpsc::channel();
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+    let submission = queue.submit([]);
+    wait_for(device, submission, timeout, "readback map")?;
+    rx.recv_timeout(timeout)
+        .map_err(|_| Error::Timeout {
+            what: "readback map callback".into(),
+            after: timeout,
+        })?
+        .map_err(|e| Error::Gpu {
+            what: "mapping a readback buffer".into(),
+            message: e.to_string(),
+        })?;
+    let bytes = staging
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|e| Error::Gpu {
+            what: "reading a mapped buffer".into(),
+            message: e.to_string(),
+        })?
+        .to_vec();
+    staging.unmap();
+    Ok(bytes)
+}

@@ -1,0 +1,380 @@
+//! `GpuHeap`: owns the heap's buffers, its bind group, and its init pass.
+
+use std::num::NonZeroU32;
+
+use crate::config::HeapConfig;
+use crate::error::{Error, Result};
+use crate::gpu;
+use crate::layout::{DeviceCaps, HeapLayout, SegmentBindingKind};
+use crate::shader::{ComposedShader, Composer};
+use crate::stats::{HeapStats, RawStats, STAT_WORDS};
+
+/// The path under which the heap's generated configuration is included.
+const GENERATED_CONFIG: &str = "generated/config.wgsl";
+
+/// A device-side heap: storage buffers that compute shaders allocate from with `malloc`.
+///
+/// ```no_run
+/// # fn main() -> gpu_heap::Result<()> {
+/// let gpu = gpu_heap::Gpu::open(None)?;
+/// let heap = gpu_heap::GpuHeap::new(&gpu.device, &gpu.queue, 64 << 20)?;
+/// let module = heap.create_shader_module("mine", r#"
+///     #include "alloc.wgsl"
+///     @compute @workgroup_size(64)
+///     fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+///         let p = malloc(16u);
+///         if (p != 0u) { heap_store(p, 0u, id.x); free(p); }
+///     }
+/// "#)?;
+/// # let _ = module;
+/// println!("{:?}", heap.stats()?);
+/// # Ok(()) }
+/// ```
+pub struct GpuHeap {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    config: HeapConfig,
+    layout: HeapLayout,
+    meta: wgpu::Buffer,
+    segments: Vec<wgpu::Buffer>,
+    bind_group_layout: wgpu::BindGroupLayout,
+    bind_group: wgpu::BindGroup,
+    init: Option<wgpu::ComputePipeline>,
+}
+
+impl GpuHeap {
+    /// A heap of `size` bytes with the default configuration ([`HeapConfig::new`]).
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, size: u64) -> Result<Self> {
+        Self::with_config(device, queue, HeapConfig::new(size))
+    }
+
+    /// A heap as `config` describes, initialised on the GPU before this returns.
+    pub fn with_config(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        config: HeapConfig,
+    ) -> Result<Self> {
+        let caps = DeviceCaps {
+            features: device.features(),
+            limits: device.limits(),
+        };
+        let layout = HeapLayout::plan(&config, &caps)?;
+
+        let storage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let meta = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu-heap meta"),
+            size: layout.meta_words * 4,
+            usage: storage,
+            mapped_at_creation: false,
+        });
+        let segments: Vec<wgpu::Buffer> = layout
+            .segment_sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &size)| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&format!("gpu-heap segment {i}")),
+                    size,
+                    usage: storage,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+
+        let storage_entry = |binding: u32, count: Option<NonZeroU32>| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count,
+        };
+        let n = layout.segment_count();
+        let mut entries = vec![storage_entry(0, None)];
+        match layout.binding {
+            SegmentBindingKind::BindingArray => entries.push(storage_entry(1, NonZeroU32::new(n))),
+            SegmentBindingKind::Separate => entries.extend((1..=n).map(|b| storage_entry(b, None))),
+        }
+        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("gpu-heap"),
+            entries: &entries,
+        });
+        let segment_bindings: Vec<wgpu::BufferBinding> =
+            segments.iter().map(|b| b.as_entire_buffer_binding()).collect();
+        let mut group_entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: meta.as_entire_binding(),
+        }];
+        match layout.binding {
+            SegmentBindingKind::BindingArray => group_entries.push(wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::BufferArray(&segment_bindings),
+            }),
+            SegmentBindingKind::Separate => {
+                group_entries.extend(segments.iter().enumerate().map(|(i, b)| {
+                    wgpu::BindGroupEntry {
+                        binding: i as u32 + 1,
+                        resource: b.as_entire_binding(),
+                    }
+                }))
+            }
+        }
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("gpu-heap"),
+            layout: &bind_group_layout,
+            entries: &group_entries,
+        });
+
+        let mut heap = GpuHeap {
+            device: device.clone(),
+            queue: queue.clone(),
+            config,
+            layout,
+            meta,
+            segments,
+            bind_group_layout,
+            bind_group,
+            init: None,
+        };
+        heap.init = Some(heap.create_pipeline("gpu-heap init", "heap_init.wgsl", "gpu_heap_init", &[])?);
+        heap.reset()?;
+        Ok(heap)
+    }
+
+    /// The planned geometry: segments, capacity, largest malloc.
+    pub fn layout(&self) -> &HeapLayout {
+        &self.layout
+    }
+
+    /// The configuration the heap was built from.
+    pub fn config(&self) -> &HeapConfig {
+        &self.config
+    }
+
+    /// The layout of the heap's bind group; put it at [`Self::bind_group_index`] in your
+    /// pipeline layout.
+    pub fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.bind_group_layout
+    }
+
+    /// The heap's bind group; set it at [`Self::bind_group_index`] before dispatching.
+    pub fn bind_group(&self) -> &wgpu::BindGroup {
+        &self.bind_group
+    }
+
+    /// The `@group` index the heap's bindings are declared at.
+    pub fn bind_group_index(&self) -> u32 {
+        self.layout.bind_group_index
+    }
+
+    /// The buffer of allocator metadata (statistics first).
+    pub fn meta_buffer(&self) -> &wgpu::Buffer {
+        &self.meta
+    }
+
+    /// The storage buffers of user memory, in handle order.
+    pub fn segment_buffers(&self) -> &[wgpu::Buffer] {
+        &self.segments
+    }
+
+    /// A composer that resolves `#include "alloc.wgsl"` for this heap.
+    pub fn composer(&self) -> Composer {
+        composer_for(&self.layout)
+    }
+
+    /// Composes and validates `source` (shown as `name` in errors) against this heap.
+    pub fn compose(&self, name: &str, source: &str) -> Result<ComposedShader> {
+        let composed = self.composer().compose_str(name, source)?;
+        composed.validate()?;
+        Ok(composed)
+    }
+
+    /// Composes, validates and creates a shader module; errors point at original lines.
+    pub fn create_shader_module(&self, name: &str, source: &str) -> Result<wgpu::ShaderModule> {
+        let composed = self.compose(name, source)?;
+        self.create_shader_module_from(name, &composed)
+    }
+
+    pub(crate) fn create_shader_module_from(&self, name: &str, composed: &ComposedShader) -> Result<wgpu::ShaderModule> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(name),
+                source: wgpu::ShaderSource::Wgsl(composed.source().into()),
+            });
+        match pollster::block_on(scope.pop()) {
+            None => Ok(module),
+            Some(e) => Err(Error::Gpu {
+                what: format!("creating shader module {name}"),
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// A pipeline layout with the heap at its index and `others` at theirs.
+    pub fn pipeline_layout(&self, others: &[(u32, &wgpu::BindGroupLayout)]) -> wgpu::PipelineLayout {
+        let heap_index = self.bind_group_index();
+        let len = others
+            .iter()
+            .map(|(i, _)| *i)
+            .chain([heap_index])
+            .max()
+            .unwrap_or(0) as usize
+            + 1;
+        let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; len];
+        layouts[heap_index as usize] = Some(&self.bind_group_layout);
+        for (i, l) in others {
+            layouts[*i as usize] = Some(l);
+        }
+        self.device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("gpu-heap user"),
+                bind_group_layouts: &layouts,
+                immediate_size: 0,
+            })
+    }
+
+    /// Composes a library file and builds a compute pipeline for `entry` with the heap's
+    /// layout at its index and `others` at theirs.
+    pub(crate) fn create_pipeline(
+        &self,
+        name: &str,
+        library_file: &str,
+        entry: &str,
+        others: &[(u32, &wgpu::BindGroupLayout)],
+    ) -> Result<wgpu::ComputePipeline> {
+        let composed = self.composer().compose_library(library_file)?;
+        composed.validate()?;
+        let module = self.create_shader_module_from(name, &composed)?;
+        self.compute_pipeline(name, &module, entry, others)
+    }
+
+    /// A compute pipeline for `entry` of `module`, with the heap's bind group layout at its
+    /// index and `others` at theirs.
+    pub fn compute_pipeline(
+        &self,
+        name: &str,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        others: &[(u32, &wgpu::BindGroupLayout)],
+    ) -> Result<wgpu::ComputePipeline> {
+        let layout = self.pipeline_layout(others);
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(name),
+                layout: Some(&layout),
+                module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        match pollster::block_on(scope.pop()) {
+            None => Ok(pipeline),
+            Some(e) => Err(Error::Gpu {
+                what: format!("creating pipeline {name}"),
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// Frees everything: zeroes the metadata and statistics and reruns the init pass.
+    /// Handles from before the reset must not be used again.
+    pub fn reset(&self) -> Result<()> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&self.meta, 0, None);
+        let invocations = self.layout.init_invocations();
+        if invocations > 0 {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(self.init.as_ref().expect("built in with_config"));
+            pass.set_bind_group(self.bind_group_index(), &self.bind_group, &[]);
+            pass.dispatch_workgroups(invocations.div_ceil(64), 1, 1);
+        }
+        gpu::submit_and_wait(
+            &self.device,
+            &self.queue,
+            encoder,
+            self.config.watchdog,
+            "heap init",
+        )
+    }
+
+    /// Reads the statistics back (waits for submitted work first).
+    pub fn stats(&self) -> Result<HeapStats> {
+        let bytes = gpu::read_buffer(
+            &self.device,
+            &self.queue,
+            &self.meta,
+            0,
+            STAT_WORDS as u64 * 4,
+            self.config.watchdog,
+        )?;
+        let raw: RawStats = bytemuck::pod_read_unaligned(&bytes);
+        Ok(raw.into())
+    }
+
+    /// The self-contained WGSL of `alloc.wgsl` for this heap (see [`flatten`]).
+    pub fn flatten(&self) -> Result<String> {
+        flatten_layout(&self.layout)
+    }
+}
+
+fn composer_for(layout: &HeapLayout) -> Composer {
+    Composer::new().with_generated(GENERATED_CONFIG, layout.config_wgsl())
+}
+
+/// A self-contained `alloc.wgsl` (plus the init entry point) for a heap of `config` on a
+/// device with `limits` and `features`, for WebGPU users outside Rust. The header says
+/// which buffers to create and how to initialise them.
+pub fn flatten(
+    config: &HeapConfig,
+    limits: &wgpu::Limits,
+    features: wgpu::Features,
+) -> Result<String> {
+    let layout = HeapLayout::plan(
+        config,
+        &DeviceCaps {
+            features,
+            limits: limits.clone(),
+        },
+    )?;
+    flatten_layout(&layout)
+}
+
+fn flatten_layout(layout: &HeapLayout) -> Result<String> {
+    let composed = composer_for(layout).compose_library("heap_init.wgsl")?;
+    composed.validate()?;
+    let group = layout.bind_group_index;
+    let mut header = format!(
+        "// gpu-heap {version}: flattened alloc.wgsl, strategy {strategy}.\n\
+         // Buffers (usage STORAGE | COPY_DST), all in @group({group}):\n\
+         //   @binding(0) heap_meta: {meta} bytes, zero-filled before first use and on reset.\n",
+        version = env!("CARGO_PKG_VERSION"),
+        strategy = layout.strategy,
+        meta = layout.meta_words * 4,
+    );
+    match layout.binding {
+        SegmentBindingKind::BindingArray => header.push_str(&format!(
+            "//   @binding(1) a binding array of {} segments of these sizes in bytes: {:?}\n",
+            layout.segment_count(),
+            layout.segment_sizes
+        )),
+        SegmentBindingKind::Separate => {
+            for (i, size) in layout.segment_sizes.iter().enumerate() {
+                header.push_str(&format!("//   @binding({}) segment {i}: {size} bytes\n", i + 1));
+            }
+        }
+    }
+    header.push_str(
+        "// After zero-filling heap_meta, dispatch the entry point gpu_heap_init with one\n\
+         // workgroup of 64. Then any compute shader that contains this text may call\n\
+         // malloc/free; remove gpu_heap_init from copies other than the one you dispatch.\n\n",
+    );
+    Ok(header + composed.source())
+}

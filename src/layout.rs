@@ -1,0 +1,419 @@
+//! Heap geometry: how a configuration maps onto segments, metadata and WGSL constants.
+//!
+//! Planned on the host from the configuration and the device's limits, then written into
+//! the generated `generated/config.wgsl` that `alloc.wgsl` includes.
+
+use std::fmt::Write as _;
+
+use crate::config::{HeapConfig, SegmentBinding, Strategy};
+use crate::error::{Error, Result};
+use crate::stats::STAT_WORDS;
+
+/// Bytes per heap unit; handles count units, so this is also malloc's alignment.
+pub const UNIT_BYTES: u64 = 16;
+
+/// Largest bump allocation (see bump.wgsl: keeps its head from wrapping).
+const BUMP_MAX_ALLOC: u64 = 64 << 10;
+/// Largest bump heap in units (see bump.wgsl).
+const BUMP_MAX_UNITS: u64 = 1 << 31;
+/// Words of heap_meta reserved for a strategy's scalars, after the statistics.
+const STRATEGY_SCALAR_WORDS: u64 = 16;
+
+/// Features that binding-array segments need.
+pub const BINDING_ARRAY_FEATURES: wgpu::Features = wgpu::Features::BUFFER_BINDING_ARRAY
+    .union(wgpu::Features::STORAGE_RESOURCE_BINDING_ARRAY)
+    .union(wgpu::Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING);
+
+/// What the planner needs to know about the device.
+#[derive(Clone, Debug)]
+pub(crate) struct DeviceCaps {
+    pub features: wgpu::Features,
+    pub limits: wgpu::Limits,
+}
+
+/// How the planned heap binds its segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SegmentBindingKind {
+    BindingArray,
+    Separate,
+}
+
+/// RW-BM's page geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PageGeometry {
+    pub pages: u32,
+    pub page_units: u32,
+    pub bitmap_words: u32,
+}
+
+/// The planned heap.
+#[derive(Clone, Debug)]
+pub struct HeapLayout {
+    pub strategy: Strategy,
+    /// User-memory bytes (a multiple of 16).
+    pub bytes: u64,
+    /// Bytes of each segment (the last may be shorter).
+    pub segment_sizes: Vec<u64>,
+    /// log2 of the units per (full) segment.
+    pub segment_shift: u32,
+    pub binding: SegmentBindingKind,
+    /// Words of heap_meta (statistics plus strategy state).
+    pub meta_words: u64,
+    /// Largest malloc in bytes.
+    pub max_alloc: u32,
+    pub bind_group_index: u32,
+    pub(crate) pages: Option<PageGeometry>,
+}
+
+impl HeapLayout {
+    pub(crate) fn plan(config: &HeapConfig, caps: &DeviceCaps) -> Result<Self> {
+        if config.size == 0 {
+            return Err(Error::ZeroSize);
+        }
+        let too_large = |reason: String| Error::TooLarge {
+            requested: config.size,
+            reason,
+        };
+        let bytes = config
+            .size
+            .checked_next_multiple_of(UNIT_BYTES)
+            .ok_or_else(|| too_large("it overflows u64".into()))?;
+        let units = bytes / UNIT_BYTES;
+        if units > u32::MAX as u64 {
+            return Err(too_large(
+                "handles are u32 counts of 16-byte units, which reach 64 GiB - 16 bytes".into(),
+            ));
+        }
+        if config.strategy == Strategy::Bump && units > BUMP_MAX_UNITS {
+            return Err(too_large("the bump allocator holds at most 32 GiB".into()));
+        }
+
+        // Segment stride: a power of two no larger than one binding, one buffer, or the cap.
+        let limits = &caps.limits;
+        let mut cap = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        if let Some(max) = config.max_segment_size {
+            cap = cap.min(max);
+        }
+        if cap < UNIT_BYTES {
+            return Err(Error::InvalidConfig(format!(
+                "the segment size cap of {cap} bytes is below one 16-byte unit"
+            )));
+        }
+        let stride = prev_power_of_two(cap).min(bytes.next_power_of_two());
+        let segment_count = bytes.div_ceil(stride);
+        let segment_sizes: Vec<u64> = (0..segment_count)
+            .map(|i| stride.min(bytes - i * stride))
+            .collect();
+        let segment_shift = (stride / UNIT_BYTES).trailing_zeros();
+
+        let binding = resolve_binding(config, caps, segment_count)?;
+
+        let (max_alloc, pages) = match config.strategy {
+            Strategy::Bump => (BUMP_MAX_ALLOC.min(stride).min(bytes), None),
+            Strategy::RwBm => {
+                let page = config.page_size as u64;
+                if !page.is_power_of_two() || page < UNIT_BYTES {
+                    return Err(Error::InvalidConfig(format!(
+                        "page_size must be a power of two of at least 16 bytes, not {page}"
+                    )));
+                }
+                if page > stride {
+                    return Err(Error::InvalidConfig(format!(
+                        "page_size {page} is larger than a segment ({stride} bytes)"
+                    )));
+                }
+                let pages = bytes / page;
+                if pages == 0 {
+                    return Err(Error::InvalidConfig(format!(
+                        "a heap of {bytes} bytes holds no page of {page} bytes"
+                    )));
+                }
+                let geometry = PageGeometry {
+                    pages: pages as u32,
+                    page_units: (page / UNIT_BYTES) as u32,
+                    bitmap_words: pages.div_ceil(32) as u32,
+                };
+                (page, Some(geometry))
+            }
+        };
+
+        let meta_words = STAT_WORDS as u64
+            + STRATEGY_SCALAR_WORDS
+            + pages.map_or(0, |p| p.bitmap_words as u64);
+        let meta_bytes = meta_words * 4;
+        if meta_bytes > limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) {
+            return Err(too_large(format!(
+                "its metadata ({meta_bytes} bytes) exceeds one storage binding; use larger pages"
+            )));
+        }
+
+        Ok(Self {
+            strategy: config.strategy,
+            bytes,
+            segment_sizes,
+            segment_shift,
+            binding,
+            meta_words,
+            max_alloc: max_alloc as u32,
+            bind_group_index: config.bind_group_index,
+            pages,
+        })
+    }
+
+    /// User-memory units of 16 bytes.
+    pub fn units(&self) -> u32 {
+        (self.bytes / UNIT_BYTES) as u32
+    }
+
+    /// Number of segments (storage buffers) of user memory.
+    pub fn segment_count(&self) -> u32 {
+        self.segment_sizes.len() as u32
+    }
+
+    /// Invocations of the strategy's init pass (`STRATEGY_INIT_INVOCATIONS` in WGSL).
+    pub fn init_invocations(&self) -> u32 {
+        match self.strategy {
+            Strategy::Bump => 0,
+            Strategy::RwBm => 1,
+        }
+    }
+
+    /// How many allocations of `size` bytes fit in an empty heap.
+    pub fn capacity_for(&self, size: u32) -> u64 {
+        match self.pages {
+            Some(p) => p.pages as u64,
+            None => {
+                // Bump: blocks do not cross segments.
+                let units = (size as u64).div_ceil(UNIT_BYTES).max(1);
+                self.segment_sizes
+                    .iter()
+                    .map(|s| s / UNIT_BYTES / units)
+                    .sum()
+            }
+        }
+    }
+
+    /// Bytes a malloc of `size` takes from the heap.
+    pub fn granted_bytes(&self, size: u32) -> u64 {
+        match self.pages {
+            Some(p) => p.page_units as u64 * UNIT_BYTES,
+            None => (size as u64).div_ceil(UNIT_BYTES) * UNIT_BYTES,
+        }
+    }
+
+    /// The WGSL of `generated/config.wgsl`: constants, the strategy's define, and bindings.
+    pub fn config_wgsl(&self) -> String {
+        let mut s = String::new();
+        let n = self.segment_count();
+        let group = self.bind_group_index;
+        let _ = writeln!(
+            s,
+            "// Generated by gpu-heap: strategy {}, {} bytes in {} segment(s) bound as {:?}.\n\
+             // Keep in sync with src/layout.rs (it writes this file).\n#define {}",
+            self.strategy,
+            self.bytes,
+            n,
+            self.binding,
+            self.strategy.define()
+        );
+        let mut constant = |name: &str, value: u64| {
+            let _ = writeln!(s, "const {name}: u32 = {value}u;");
+        };
+        constant("HEAP_UNITS", self.units() as u64);
+        constant("HEAP_SEGMENTS", n as u64);
+        constant("HEAP_SEGMENT_SHIFT", self.segment_shift as u64);
+        constant("HEAP_SEGMENT_MASK", (1u64 << self.segment_shift) - 1);
+        constant("HEAP_MAX_ALLOC", self.max_alloc as u64);
+        constant("HEAP_META_WORDS", self.meta_words);
+        constant("STRATEGY_INIT_INVOCATIONS", self.init_invocations() as u64);
+        if let Some(p) = self.pages {
+            constant("RWBM_PAGES", p.pages as u64);
+            constant("RWBM_PAGE_UNITS", p.page_units as u64);
+            constant("RWBM_PAGE_SHIFT", p.page_units.trailing_zeros() as u64);
+            constant("RWBM_BITMAP_WORDS", p.bitmap_words as u64);
+        }
+        let _ = writeln!(
+            s,
+            "@group({group}) @binding(0) var<storage, read_write> heap_meta: array<atomic<u32>>;"
+        );
+        match self.binding {
+            SegmentBindingKind::BindingArray => {
+                let _ = writeln!(
+                    s,
+                    "enable wgpu_binding_array;\n\
+                     struct HeapSegment {{ words: array<u32> }}\n\
+                     @group({group}) @binding(1) var<storage, read_write> heap_segments: \
+                     binding_array<HeapSegment, {n}>;\n\
+                     fn heap_segment_load(segment: u32, word: u32) -> u32 {{\n    \
+                     return heap_segments[segment].words[word];\n}}\n\
+                     fn heap_segment_store(segment: u32, word: u32, value: u32) {{\n    \
+                     heap_segments[segment].words[word] = value;\n}}"
+                );
+            }
+            SegmentBindingKind::Separate => {
+                for i in 0..n {
+                    let _ = writeln!(
+                        s,
+                        "@group({group}) @binding({}) var<storage, read_write> heap_segment_{i}: \
+                         array<u32>;",
+                        i + 1
+                    );
+                }
+                let _ = writeln!(s, "fn heap_segment_load(segment: u32, word: u32) -> u32 {{");
+                let _ = writeln!(s, "    switch segment {{");
+                for i in 0..n {
+                    let _ = writeln!(s, "        case {i}u: {{ return heap_segment_{i}[word]; }}");
+                }
+                let _ = writeln!(s, "        default: {{ return 0u; }}\n    }}\n}}");
+                let _ = writeln!(
+                    s,
+                    "fn heap_segment_store(segment: u32, word: u32, value: u32) {{"
+                );
+                let _ = writeln!(s, "    switch segment {{");
+                for i in 0..n {
+                    let _ = writeln!(s, "        case {i}u: {{ heap_segment_{i}[word] = value; }}");
+                }
+                let _ = writeln!(s, "        default: {{}}\n    }}\n}}");
+            }
+        }
+        s
+    }
+}
+
+fn prev_power_of_two(x: u64) -> u64 {
+    1 << (63 - x.leading_zeros())
+}
+
+fn resolve_binding(
+    config: &HeapConfig,
+    caps: &DeviceCaps,
+    segments: u64,
+) -> Result<SegmentBindingKind> {
+    let has_arrays = caps.features.contains(BINDING_ARRAY_FEATURES);
+    let kind = match config.segment_binding {
+        SegmentBinding::Auto if segments == 1 => SegmentBindingKind::Separate,
+        SegmentBinding::Auto if has_arrays => SegmentBindingKind::BindingArray,
+        SegmentBinding::Auto | SegmentBinding::Separate => SegmentBindingKind::Separate,
+        SegmentBinding::BindingArray => SegmentBindingKind::BindingArray,
+    };
+    let limits = &caps.limits;
+    match kind {
+        SegmentBindingKind::BindingArray => {
+            if !has_arrays {
+                return Err(Error::MissingFeatures {
+                    needed_for: format!("a heap of {segments} segments in a binding array"),
+                    missing: BINDING_ARRAY_FEATURES - caps.features,
+                });
+            }
+            let have = limits.max_binding_array_elements_per_shader_stage as u64;
+            if have < segments {
+                return Err(Error::LimitTooLow {
+                    limit: "max_binding_array_elements_per_shader_stage",
+                    have,
+                    needed: segments,
+                });
+            }
+        }
+        SegmentBindingKind::Separate => {
+            if segments > config.max_separate_bindings as u64 {
+                return Err(Error::TooLarge {
+                    requested: config.size,
+                    reason: format!(
+                        "it needs {segments} segments and separate bindings are capped at {} \
+                         (max_separate_bindings); the device {} binding arrays",
+                        config.max_separate_bindings,
+                        if has_arrays { "has" } else { "lacks" }
+                    ),
+                });
+            }
+        }
+    }
+    let have = limits.max_storage_buffers_per_shader_stage as u64;
+    if have < segments + 1 {
+        return Err(Error::LimitTooLow {
+            limit: "max_storage_buffers_per_shader_stage",
+            have,
+            needed: segments + 1,
+        });
+    }
+    Ok(kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caps(binding: u64, arrays: bool) -> DeviceCaps {
+        DeviceCaps {
+            features: if arrays {
+                BINDING_ARRAY_FEATURES
+            } else {
+                wgpu::Features::empty()
+            },
+            limits: wgpu::Limits {
+                max_storage_buffer_binding_size: binding,
+                max_buffer_size: 4 << 30,
+                max_storage_buffers_per_shader_stage: 64,
+                max_binding_array_elements_per_shader_stage: 64,
+                ..wgpu::Limits::default()
+            },
+        }
+    }
+
+    #[test]
+    fn eight_gib_on_a_two_gib_binding_is_eight_segments() {
+        let c = HeapConfig::new(8 << 30);
+        let l = HeapLayout::plan(&c, &caps((2 << 30) - 4, true)).unwrap();
+        assert_eq!(l.segment_sizes, vec![1 << 30; 8]);
+        assert_eq!(l.segment_shift, 26);
+        assert_eq!(l.binding, SegmentBindingKind::BindingArray);
+    }
+
+    #[test]
+    fn uneven_heap_has_a_short_last_segment() {
+        let c = HeapConfig::new(300 << 20).max_separate_bindings(8);
+        let l = HeapLayout::plan(&c, &caps(128 << 20, false)).unwrap();
+        assert_eq!(l.segment_sizes, vec![128 << 20, 128 << 20, 44 << 20]);
+        assert_eq!(l.binding, SegmentBindingKind::Separate);
+    }
+
+    #[test]
+    fn small_heap_is_one_segment() {
+        let l = HeapLayout::plan(&HeapConfig::new(1000), &caps(128 << 20, true)).unwrap();
+        assert_eq!(l.bytes, 1008);
+        assert_eq!(l.segment_sizes, vec![1008]);
+        assert_eq!(l.segment_shift, 6);
+        assert_eq!(l.pages.unwrap().pages, 3);
+    }
+
+    #[test]
+    fn bad_input_is_typed() {
+        let c = caps(128 << 20, false);
+        assert!(matches!(
+            HeapLayout::plan(&HeapConfig::new(0), &c),
+            Err(Error::ZeroSize)
+        ));
+        assert!(matches!(
+            HeapLayout::plan(&HeapConfig::new(1 << 40), &c),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            HeapLayout::plan(&HeapConfig::new(1 << 20).page_size(48), &c),
+            Err(Error::InvalidConfig(_))
+        ));
+        assert!(matches!(
+            HeapLayout::plan(
+                &HeapConfig::new(512 << 20).segment_binding(SegmentBinding::BindingArray),
+                &c
+            ),
+            Err(Error::MissingFeatures { .. })
+        ));
+        assert!(matches!(
+            HeapLayout::plan(&HeapConfig::new(1 << 30), &c),
+            Err(Error::TooLarge { .. })
+        ));
+    }
+}

@@ -1,0 +1,38 @@
+//! gpu-heap: `malloc` and `free` for WGSL compute shaders, on any wgpu backend.
+//!
+//! The host side: [`GpuHeap`] owns the heap's storage buffers (one or more segments, each
+//! no larger than a storage binding), initialises them on the GPU, hands out the bind group
+//! and reads back [`HeapStats`]. The device side: shaders `#include "alloc.wgsl"` (through
+//! [`GpuHeap::create_shader_module`] or a [`Composer`]) and call `malloc(size)`,
+//! `free(ptr)`, `heap_load(ptr, word)` and `heap_store(ptr, word, value)`.
+//!
+//! The allocator is chosen with [`HeapConfig::strategy`] and compiled into the shaders.
+//!
+//! ```no_run
+//! use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+//! # fn main() -> gpu_heap::Result<()> {
+//! let gpu = Gpu::open(None)?;
+//! let config = HeapConfig::new(256 << 20).strategy(Strategy::RwBm).page_size(64);
+//! let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config)?;
+//! assert_eq!(heap.stats()?.allocations_live, 0);
+//! # Ok(()) }
+//! ```
+
+pub mod conformance;
+mod config;
+mod error;
+mod gpu;
+mod heap;
+mod layout;
+pub mod shader;
+mod stats;
+
+pub use config::{HeapConfig, SegmentBinding, Strategy};
+pub use error::{Error, Result};
+pub use gpu::{
+    device_features, read_buffer, submit_and_wait, wait_for, AdapterDescription, Gpu,
+};
+pub use heap::{flatten, GpuHeap};
+pub use layout::{HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BYTES};
+pub use shader::{ComposedShader, Composer, ShaderError, SourceLocation};
+pub use stats::{Failures, HeapStats, RawStats};

@@ -1,0 +1,138 @@
+//! Heap statistics, read back from the statistics block at the start of `heap_meta`.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Words of the statistics block (`STAT_WORDS` in shaders/core/stats.wgsl).
+pub const STAT_WORDS: u32 = 16;
+
+/// The statistics block exactly as the GPU writes it. Keep in sync with
+/// shaders/core/stats.wgsl; `stats_layout_matches_wgsl` checks the offsets.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct RawStats {
+    pub malloc_calls: [u32; 2],
+    pub free_calls: [u32; 2],
+    pub out_of_memory: [u32; 2],
+    pub contention: [u32; 2],
+    pub invalid_request: [u32; 2],
+    pub invalid_free: [u32; 2],
+    pub live_allocations: u32,
+    pub live_units: u32,
+    pub peak_units: u32,
+    pub reserved: u32,
+}
+
+/// Failed calls by cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Failures {
+    /// malloc found no free memory.
+    pub out_of_memory: u64,
+    /// malloc gave up after its bounded number of steps although memory may be free.
+    pub contention: u64,
+    /// malloc(0), or a size over the strategy's maximum.
+    pub invalid_request: u64,
+    /// free of something that is not a live allocation (where the strategy can tell).
+    pub invalid_free: u64,
+}
+
+impl Failures {
+    pub fn total(&self) -> u64 {
+        self.out_of_memory + self.contention + self.invalid_request + self.invalid_free
+    }
+
+    /// The difference `self - earlier`, for counting what one phase added.
+    pub fn since(&self, earlier: &Failures) -> Failures {
+        Failures {
+            out_of_memory: self.out_of_memory - earlier.out_of_memory,
+            contention: self.contention - earlier.contention,
+            invalid_request: self.invalid_request - earlier.invalid_request,
+            invalid_free: self.invalid_free - earlier.invalid_free,
+        }
+    }
+}
+
+/// What [`GpuHeap::stats`](crate::GpuHeap::stats) reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HeapStats {
+    /// Bytes held by live allocations, as granted (rounded up to the unit or page).
+    pub bytes_live: u64,
+    /// The most `bytes_live` has been since the last reset.
+    pub bytes_peak: u64,
+    pub allocations_live: u64,
+    pub malloc_calls: u64,
+    /// Calls of free with a non-NULL handle.
+    pub free_calls: u64,
+    pub failures: Failures,
+}
+
+fn wide(w: [u32; 2]) -> u64 {
+    w[0] as u64 | (w[1] as u64) << 32
+}
+
+impl From<RawStats> for HeapStats {
+    fn from(r: RawStats) -> Self {
+        HeapStats {
+            bytes_live: r.live_units as u64 * 16,
+            bytes_peak: r.peak_units as u64 * 16,
+            allocations_live: r.live_allocations as u64,
+            malloc_calls: wide(r.malloc_calls),
+            free_calls: wide(r.free_calls),
+            failures: Failures {
+                out_of_memory: wide(r.out_of_memory),
+                contention: wide(r.contention),
+                invalid_request: wide(r.invalid_request),
+                invalid_free: wide(r.invalid_free),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    /// Reads `const NAME: u32 = Nu;` from stats.wgsl.
+    fn wgsl_const(name: &str) -> usize {
+        let text = include_str!("../shaders/core/stats.wgsl");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("const {name}: u32 = ")))
+            .unwrap_or_else(|| panic!("{name} not in stats.wgsl"));
+        let value = line.split('=').nth(1).unwrap();
+        value.trim().trim_end_matches(';').trim_end_matches('u').parse().unwrap()
+    }
+
+    #[test]
+    fn stats_layout_matches_wgsl() {
+        let word = |offset: usize| offset / 4;
+        assert_eq!(std::mem::size_of::<RawStats>() / 4, wgsl_const("STAT_WORDS"));
+        assert_eq!(STAT_WORDS as usize, wgsl_const("STAT_WORDS"));
+        assert_eq!(word(offset_of!(RawStats, malloc_calls)), wgsl_const("STAT_MALLOC_CALLS"));
+        assert_eq!(word(offset_of!(RawStats, free_calls)), wgsl_const("STAT_FREE_CALLS"));
+        // Failure counters sit at STAT_FAILURES + 2 * status.
+        let failure = |status: &str| wgsl_const("STAT_FAILURES") + 2 * wgsl_const(status);
+        assert_eq!(word(offset_of!(RawStats, out_of_memory)), failure("HEAP_OUT_OF_MEMORY"));
+        assert_eq!(word(offset_of!(RawStats, contention)), failure("HEAP_CONTENTION"));
+        assert_eq!(word(offset_of!(RawStats, invalid_request)), failure("HEAP_INVALID_REQUEST"));
+        assert_eq!(word(offset_of!(RawStats, invalid_free)), failure("HEAP_INVALID_FREE"));
+        assert_eq!(
+            word(offset_of!(RawStats, live_allocations)),
+            wgsl_const("STAT_LIVE_ALLOCATIONS")
+        );
+        assert_eq!(word(offset_of!(RawStats, live_units)), wgsl_const("STAT_LIVE_UNITS"));
+        assert_eq!(word(offset_of!(RawStats, peak_units)), wgsl_const("STAT_PEAK_UNITS"));
+    }
+
+    #[test]
+    fn wide_counters_combine_both_words() {
+        let raw = RawStats {
+            malloc_calls: [5, 1],
+            live_units: 2,
+            ..RawStats::default()
+        };
+        let s = HeapStats::from(raw);
+        assert_eq!(s.malloc_calls, (1 << 32) + 5);
+        assert_eq!(s.bytes_live, 32);
+    }
+}

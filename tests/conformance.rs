@@ -1,0 +1,45 @@
+//! The conformance suite on the default adapter (lavapipe in CI): every scenario for every
+//! strategy, each dispatch under the watchdog.
+
+use gpu_heap::conformance::{self, Options, Scenario};
+use gpu_heap::{Gpu, Strategy};
+
+fn check(strategy: Strategy, scenario: Scenario) {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let options = Options {
+        // 512 MiB: several segments on lavapipe (128 MiB bindings).
+        heap_size: 512 << 20,
+        slots: 8192,
+        ..Options::default()
+    };
+    let result = match conformance::run(&gpu, strategy, scenario, &options) {
+        Ok(r) => r,
+        Err((r, e)) => panic!("{strategy} {}: {e}; {:#?}", scenario.name(), r.problems),
+    };
+    assert!(
+        result.passed,
+        "{strategy} {} failed:\n  {}",
+        scenario.name(),
+        result.problems.join("\n  ")
+    );
+    assert!(result.operations > 0 || scenario == Scenario::HostBadInput);
+}
+
+macro_rules! conformance_tests {
+    ($($name:ident: $strategy:expr, $scenario:expr;)*) => {
+        $(#[test] fn $name() { check($strategy, $scenario); })*
+    };
+}
+
+conformance_tests! {
+    bump_basic: Strategy::Bump, Scenario::Basic;
+    bump_churn: Strategy::Bump, Scenario::Churn;
+    bump_exhaustion: Strategy::Bump, Scenario::Exhaustion;
+    bump_device_bad_input: Strategy::Bump, Scenario::DeviceBadInput;
+    bump_host_bad_input: Strategy::Bump, Scenario::HostBadInput;
+    rw_bm_basic: Strategy::RwBm, Scenario::Basic;
+    rw_bm_churn: Strategy::RwBm, Scenario::Churn;
+    rw_bm_exhaustion: Strategy::RwBm, Scenario::Exhaustion;
+    rw_bm_device_bad_input: Strategy::RwBm, Scenario::DeviceBadInput;
+    rw_bm_host_bad_input: Strategy::RwBm, Scenario::HostBadInput;
+}

@@ -83,7 +83,10 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 fn main() -> ExitCode {
-    env_logger::init();
+    // wgpu's own errors while probing backends without drivers (EGL, say) are noise here;
+    // RUST_LOG=wgpu_hal=warn brings them back.
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,wgpu_hal=off"))
+        .init();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {

@@ -12,10 +12,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 1. A device with what gpu-heap can use (the default adapter; lavapipe without a GPU).
     let gpu = Gpu::open(None)?;
     let adapter = gpu.describe();
-    println!("adapter: {} ({}, {})", adapter.name, adapter.backend, adapter.driver);
+    println!(
+        "adapter: {} ({}, {})",
+        adapter.name, adapter.backend, adapter.driver
+    );
 
     // 2. A 64 MiB heap of 256-byte pages (RW-BM), its bindings at @group(0).
-    let config = HeapConfig::new(64 << 20).strategy(Strategy::RwBm).page_size(256);
+    let config = HeapConfig::new(64 << 20)
+        .strategy(Strategy::RwBm)
+        .page_size(256);
     let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config)?;
 
     // 3. The user's shader: `#include "alloc.wgsl"` resolves against the heap.
@@ -29,19 +34,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let layout = gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("quickstart"),
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }],
-    });
+    let layout = gpu
+        .device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("quickstart"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
     let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("quickstart"),
         layout: &layout,
@@ -77,7 +84,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{INVOCATIONS} invocations, {wrong} wrong sums");
     println!("{stats:#?}");
     if wrong > 0 || stats.allocations_live != 0 {
-        return Err(format!("{wrong} wrong sums, {} allocations leaked", stats.allocations_live).into());
+        return Err(format!(
+            "{wrong} wrong sums, {} allocations leaked",
+            stats.allocations_live
+        )
+        .into());
     }
     Ok(())
 }

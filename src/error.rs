@@ -22,16 +22,20 @@ pub enum Error {
     InvalidConfig(String),
 
     /// The device lacks features the heap needs.
-    #[error("the device lacks features needed for {needed_for}: {missing:?}; request them in \
-             DeviceDescriptor::required_features (gpu_heap::device_features() lists them)")]
+    #[error(
+        "the device lacks features needed for {needed_for}: {missing:?}; request them in \
+             DeviceDescriptor::required_features (gpu_heap::device_features() lists them)"
+    )]
     MissingFeatures {
         needed_for: String,
         missing: wgpu::Features,
     },
 
     /// A device limit is too low for the heap.
-    #[error("the device limit {limit} is {have}, the heap needs {needed}; request the adapter's \
-             limits in DeviceDescriptor::required_limits")]
+    #[error(
+        "the device limit {limit} is {have}, the heap needs {needed}; request the adapter's \
+             limits in DeviceDescriptor::required_limits"
+    )]
     LimitTooLow {
         limit: &'static str,
         have: u64,
@@ -52,8 +56,10 @@ pub enum Error {
     Gpu { what: String, message: String },
 
     /// No adapter matched.
-    #[error("no GPU adapter found{0}; on a machine without a GPU driver install Mesa's lavapipe \
-             (see README)")]
+    #[error(
+        "no GPU adapter found{0}; on a machine without a GPU driver install Mesa's lavapipe \
+             (see README)"
+    )]
     NoAdapter(String),
 
     /// A file could not be read or written.

@@ -24,11 +24,13 @@ impl Gpu {
     /// Opens the adapter whose name contains `name` (case-insensitive), or the default one,
     /// with every feature of [`device_features`] it has and all of its limits.
     pub fn open(name: Option<&str>) -> Result<Gpu> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = match name {
             Some(name) => {
                 let wanted = name.to_lowercase();
-                let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+                let adapters =
+                    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
                 let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
                 adapters
                     .into_iter()
@@ -80,7 +82,9 @@ impl AdapterDescription {
         AdapterDescription {
             name: info.name,
             backend: format!("{:?}", info.backend).to_lowercase(),
-            driver: format!("{} {}", info.driver, info.driver_info).trim().to_owned(),
+            driver: format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_owned(),
         }
     }
 }
@@ -154,11 +158,9 @@ pub fn read_buffer(
     encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
     submit_and_wait(device, queue, encoder, timeout, "readback copy")?;
     let (tx, rx) = mpsc::channel();
-    staging
-        .slice(..)
-        .map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
+    staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
     let submission = queue.submit([]);
     wait_for(device, submission, timeout, "readback map")?;
     rx.recv_timeout(timeout)

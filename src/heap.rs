@@ -57,6 +57,7 @@ impl GpuHeap {
         let caps = DeviceCaps {
             features: device.features(),
             limits: device.limits(),
+            backend: Some(device.adapter_info().backend),
         };
         let layout = HeapLayout::plan(&config, &caps)?;
 
@@ -103,8 +104,10 @@ impl GpuHeap {
             label: Some("gpu-heap"),
             entries: &entries,
         });
-        let segment_bindings: Vec<wgpu::BufferBinding> =
-            segments.iter().map(|b| b.as_entire_buffer_binding()).collect();
+        let segment_bindings: Vec<wgpu::BufferBinding> = segments
+            .iter()
+            .map(|b| b.as_entire_buffer_binding())
+            .collect();
         let mut group_entries = vec![wgpu::BindGroupEntry {
             binding: 0,
             resource: meta.as_entire_binding(),
@@ -140,7 +143,8 @@ impl GpuHeap {
             bind_group,
             init: None,
         };
-        heap.init = Some(heap.create_pipeline("gpu-heap init", "heap_init.wgsl", "gpu_heap_init", &[])?);
+        heap.init =
+            Some(heap.create_pipeline("gpu-heap init", "heap_init.wgsl", "gpu_heap_init", &[])?);
         heap.reset()?;
         Ok(heap)
     }
@@ -199,7 +203,11 @@ impl GpuHeap {
         self.create_shader_module_from(name, &composed)
     }
 
-    pub(crate) fn create_shader_module_from(&self, name: &str, composed: &ComposedShader) -> Result<wgpu::ShaderModule> {
+    pub(crate) fn create_shader_module_from(
+        &self,
+        name: &str,
+        composed: &ComposedShader,
+    ) -> Result<wgpu::ShaderModule> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self
             .device
@@ -217,7 +225,10 @@ impl GpuHeap {
     }
 
     /// A pipeline layout with the heap at its index and `others` at theirs.
-    pub fn pipeline_layout(&self, others: &[(u32, &wgpu::BindGroupLayout)]) -> wgpu::PipelineLayout {
+    pub fn pipeline_layout(
+        &self,
+        others: &[(u32, &wgpu::BindGroupLayout)],
+    ) -> wgpu::PipelineLayout {
         let heap_index = self.bind_group_index();
         let len = others
             .iter()
@@ -329,6 +340,31 @@ fn composer_for(layout: &HeapLayout) -> Composer {
     Composer::new().with_generated(GENERATED_CONFIG, layout.config_wgsl())
 }
 
+/// A composer that resolves `#include "alloc.wgsl"` for a heap of `config` on a device with
+/// `limits` and `features`, without creating the heap (for offline validation and tools).
+pub fn composer(
+    config: &HeapConfig,
+    limits: &wgpu::Limits,
+    features: wgpu::Features,
+) -> Result<Composer> {
+    Ok(composer_for(&plan(config, limits, features)?))
+}
+
+fn plan(
+    config: &HeapConfig,
+    limits: &wgpu::Limits,
+    features: wgpu::Features,
+) -> Result<HeapLayout> {
+    HeapLayout::plan(
+        config,
+        &DeviceCaps {
+            features,
+            limits: limits.clone(),
+            backend: None,
+        },
+    )
+}
+
 /// A self-contained `alloc.wgsl` (plus the init entry point) for a heap of `config` on a
 /// device with `limits` and `features`, for WebGPU users outside Rust. The header says
 /// which buffers to create and how to initialise them.
@@ -337,14 +373,7 @@ pub fn flatten(
     limits: &wgpu::Limits,
     features: wgpu::Features,
 ) -> Result<String> {
-    let layout = HeapLayout::plan(
-        config,
-        &DeviceCaps {
-            features,
-            limits: limits.clone(),
-        },
-    )?;
-    flatten_layout(&layout)
+    flatten_layout(&plan(config, limits, features)?)
 }
 
 fn flatten_layout(layout: &HeapLayout) -> Result<String> {
@@ -367,7 +396,10 @@ fn flatten_layout(layout: &HeapLayout) -> Result<String> {
         )),
         SegmentBindingKind::Separate => {
             for (i, size) in layout.segment_sizes.iter().enumerate() {
-                header.push_str(&format!("//   @binding({}) segment {i}: {size} bytes\n", i + 1));
+                header.push_str(&format!(
+                    "//   @binding({}) segment {i}: {size} bytes\n",
+                    i + 1
+                ));
             }
         }
     }

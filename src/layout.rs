@@ -29,6 +29,8 @@ pub const BINDING_ARRAY_FEATURES: wgpu::Features = wgpu::Features::BUFFER_BINDIN
 pub(crate) struct DeviceCaps {
     pub features: wgpu::Features,
     pub limits: wgpu::Limits,
+    /// The backend, where known: DX12 cannot use binding-array segments (see below).
+    pub backend: Option<wgpu::Backend>,
 }
 
 /// How the planned heap binds its segments.
@@ -140,11 +142,14 @@ impl HeapLayout {
             }
         };
 
-        let meta_words = STAT_WORDS as u64
-            + STRATEGY_SCALAR_WORDS
-            + pages.map_or(0, |p| p.bitmap_words as u64);
+        let meta_words =
+            STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + pages.map_or(0, |p| p.bitmap_words as u64);
         let meta_bytes = meta_words * 4;
-        if meta_bytes > limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) {
+        if meta_bytes
+            > limits
+                .max_storage_buffer_binding_size
+                .min(limits.max_buffer_size)
+        {
             return Err(too_large(format!(
                 "its metadata ({meta_bytes} bytes) exceeds one storage binding; use larger pages"
             )));
@@ -274,7 +279,10 @@ impl HeapLayout {
                 );
                 let _ = writeln!(s, "    switch segment {{");
                 for i in 0..n {
-                    let _ = writeln!(s, "        case {i}u: {{ heap_segment_{i}[word] = value; }}");
+                    let _ = writeln!(
+                        s,
+                        "        case {i}u: {{ heap_segment_{i}[word] = value; }}"
+                    );
                 }
                 let _ = writeln!(s, "        default: {{}}\n    }}\n}}");
             }
@@ -292,7 +300,10 @@ fn resolve_binding(
     caps: &DeviceCaps,
     segments: u64,
 ) -> Result<SegmentBindingKind> {
-    let has_arrays = caps.features.contains(BINDING_ARRAY_FEATURES);
+    // naga 30's HLSL back end cannot write binding arrays of storage buffers holding
+    // runtime-sized arrays (tests/backends.rs locks this in), so DX12 binds separately.
+    let dx12 = caps.backend == Some(wgpu::Backend::Dx12);
+    let has_arrays = caps.features.contains(BINDING_ARRAY_FEATURES) && !dx12;
     let kind = match config.segment_binding {
         SegmentBinding::Auto if segments == 1 => SegmentBindingKind::Separate,
         SegmentBinding::Auto if has_arrays => SegmentBindingKind::BindingArray,
@@ -302,6 +313,13 @@ fn resolve_binding(
     let limits = &caps.limits;
     match kind {
         SegmentBindingKind::BindingArray => {
+            if dx12 {
+                return Err(Error::InvalidConfig(
+                    "binding-array segments are not supported on DX12 (naga's HLSL back end \
+                     cannot write them); use SegmentBinding::Separate or Auto"
+                        .into(),
+                ));
+            }
             if !has_arrays {
                 return Err(Error::MissingFeatures {
                     needed_for: format!("a heap of {segments} segments in a binding array"),
@@ -360,6 +378,7 @@ mod tests {
                 max_binding_array_elements_per_shader_stage: 64,
                 ..wgpu::Limits::default()
             },
+            backend: None,
         }
     }
 

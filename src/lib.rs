@@ -18,8 +18,8 @@
 //! # Ok(()) }
 //! ```
 
-pub mod conformance;
 mod config;
+pub mod conformance;
 mod error;
 mod gpu;
 mod heap;
@@ -29,10 +29,8 @@ mod stats;
 
 pub use config::{HeapConfig, SegmentBinding, Strategy};
 pub use error::{Error, Result};
-pub use gpu::{
-    device_features, read_buffer, submit_and_wait, wait_for, AdapterDescription, Gpu,
-};
-pub use heap::{flatten, GpuHeap};
+pub use gpu::{device_features, read_buffer, submit_and_wait, wait_for, AdapterDescription, Gpu};
+pub use heap::{composer, flatten, GpuHeap};
 pub use layout::{HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BYTES};
 pub use shader::{ComposedShader, Composer, ShaderError, SourceLocation};
 pub use stats::{Failures, HeapStats, RawStats};

@@ -25,7 +25,10 @@ const LIBRARY: &[(&str, &str)] = &[
     ("bump.wgsl", include_str!("../shaders/bump.wgsl")),
     ("core/hash.wgsl", include_str!("../shaders/core/hash.wgsl")),
     ("core/heap.wgsl", include_str!("../shaders/core/heap.wgsl")),
-    ("core/stats.wgsl", include_str!("../shaders/core/stats.wgsl")),
+    (
+        "core/stats.wgsl",
+        include_str!("../shaders/core/stats.wgsl"),
+    ),
     (
         "random_walk/rw_bm.wgsl",
         include_str!("../shaders/random_walk/rw_bm.wgsl"),
@@ -63,8 +66,10 @@ impl fmt::Display for SourceLocation {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ShaderError {
-    #[error("{at}: cannot find include \"{path}\" (looked next to the including file, in the \
-             registered sources and in gpu-heap's shader library)")]
+    #[error(
+        "{at}: cannot find include \"{path}\" (looked next to the including file, in the \
+             registered sources and in gpu-heap's shader library)"
+    )]
     IncludeNotFound { at: SourceLocation, path: String },
 
     #[error("{at}: {message}")]
@@ -150,21 +155,23 @@ impl Composer {
 
     /// Composes the file at `path`; its includes resolve next to it first.
     pub fn compose_file(&self, path: impl AsRef<Path>) -> Result<ComposedShader, ShaderError> {
-        let path = path.as_ref().to_path_buf();
+        let path = normalize_disk(path.as_ref());
         let text = read_disk(&path)?;
         self.compose_root(SourceId::Disk(path), text)
     }
 
     /// Composes a file of the built-in library (e.g. `alloc.wgsl`).
     pub fn compose_library(&self, path: &str) -> Result<ComposedShader, ShaderError> {
-        let text = self.library_text(path).ok_or_else(|| ShaderError::IncludeNotFound {
-            at: SourceLocation {
-                file: "<gpu-heap>".into(),
-                line: 0,
-                column: 0,
-            },
-            path: path.to_owned(),
-        })?;
+        let text = self
+            .library_text(path)
+            .ok_or_else(|| ShaderError::IncludeNotFound {
+                at: SourceLocation {
+                    file: "<gpu-heap>".into(),
+                    line: 0,
+                    column: 0,
+                },
+                path: path.to_owned(),
+            })?;
         self.compose_root(SourceId::Library(path.to_owned()), text)
     }
 
@@ -360,8 +367,23 @@ fn read_disk(path: &Path) -> Result<String, ShaderError> {
     })
 }
 
+/// Resolves `.` and `..` lexically, so one file reached by two relative paths is included
+/// once and errors show the path as the user wrote it, not an absolute one.
 fn normalize_disk(path: &Path) -> PathBuf {
-    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Joins a library path to a directory, resolving `.` and `..`.
@@ -475,7 +497,10 @@ mod tests {
         let text = "#ifdef A\nconst X: u32 = 1u;\n#else\nconst X: u32 = 2u;\n#endif\n\
                     #ifndef B\n#include \"inc.wgsl\"\n#endif\n#include \"inc.wgsl\"\n";
         let s = c.compose_str("main.wgsl", text).unwrap();
-        assert_eq!(s.source(), "const X: u32 = 1u;\nconst FROM_INC: u32 = 1u;\n");
+        assert_eq!(
+            s.source(),
+            "const X: u32 = 1u;\nconst FROM_INC: u32 = 1u;\n"
+        );
         assert_eq!(s.origin(1).unwrap().to_string(), "main.wgsl:2");
         assert_eq!(s.origin(2).unwrap().to_string(), "inc.wgsl:1");
         s.validate().unwrap();
@@ -486,7 +511,10 @@ mod tests {
         let mut c = Composer::new();
         c.add_source("a.wgsl", "enable f16;\nconst A: f16 = 1h;\n");
         let s = c
-            .compose_str("m.wgsl", "const B: u32 = 1u;\n#include \"a.wgsl\"\nenable f16;\n")
+            .compose_str(
+                "m.wgsl",
+                "const B: u32 = 1u;\n#include \"a.wgsl\"\nenable f16;\n",
+            )
             .unwrap();
         assert!(s.source().starts_with("enable f16;\nconst B"));
         assert_eq!(s.source().matches("enable").count(), 1);
@@ -498,14 +526,28 @@ mod tests {
         for (text, expected) in [
             ("#pragma once\n", "m.wgsl:1: unknown directive #pragma"),
             ("#endif\n", "m.wgsl:1: #endif without #ifdef or #ifndef"),
-            ("\n#ifdef X\n", "m.wgsl:2: #ifdef/#ifndef without #endif in the same file"),
-            ("#define X 3\n", "m.wgsl:1: #define takes one name (values are not supported), found \"X 3\""),
-            ("#include nope.wgsl\n", "m.wgsl:1: #include wants a quoted path, found \"nope.wgsl\""),
+            (
+                "\n#ifdef X\n",
+                "m.wgsl:2: #ifdef/#ifndef without #endif in the same file",
+            ),
+            (
+                "#define X 3\n",
+                "m.wgsl:1: #define takes one name (values are not supported), found \"X 3\"",
+            ),
+            (
+                "#include nope.wgsl\n",
+                "m.wgsl:1: #include wants a quoted path, found \"nope.wgsl\"",
+            ),
         ] {
             let e = c.compose_str("m.wgsl", text).unwrap_err();
             assert_eq!(e.to_string(), expected);
         }
-        let e = c.compose_str("m.wgsl", "\n\n#include \"missing.wgsl\"\n").unwrap_err();
-        assert!(matches!(e, ShaderError::IncludeNotFound { ref at, .. } if at.line == 3), "{e}");
+        let e = c
+            .compose_str("m.wgsl", "\n\n#include \"missing.wgsl\"\n")
+            .unwrap_err();
+        assert!(
+            matches!(e, ShaderError::IncludeNotFound { ref at, .. } if at.line == 3),
+            "{e}"
+        );
     }
 }

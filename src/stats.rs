@@ -99,29 +99,56 @@ mod tests {
             .lines()
             .find(|l| l.starts_with(&format!("const {name}: u32 = ")))
             .unwrap_or_else(|| panic!("{name} not in stats.wgsl"));
-        let value = line.split('=').nth(1).unwrap();
-        value.trim().trim_end_matches(';').trim_end_matches('u').parse().unwrap()
+        let value = line.split('=').nth(1).unwrap().split(';').next().unwrap();
+        value.trim().trim_end_matches('u').parse().unwrap()
     }
 
     #[test]
     fn stats_layout_matches_wgsl() {
         let word = |offset: usize| offset / 4;
-        assert_eq!(std::mem::size_of::<RawStats>() / 4, wgsl_const("STAT_WORDS"));
+        assert_eq!(
+            std::mem::size_of::<RawStats>() / 4,
+            wgsl_const("STAT_WORDS")
+        );
         assert_eq!(STAT_WORDS as usize, wgsl_const("STAT_WORDS"));
-        assert_eq!(word(offset_of!(RawStats, malloc_calls)), wgsl_const("STAT_MALLOC_CALLS"));
-        assert_eq!(word(offset_of!(RawStats, free_calls)), wgsl_const("STAT_FREE_CALLS"));
+        assert_eq!(
+            word(offset_of!(RawStats, malloc_calls)),
+            wgsl_const("STAT_MALLOC_CALLS")
+        );
+        assert_eq!(
+            word(offset_of!(RawStats, free_calls)),
+            wgsl_const("STAT_FREE_CALLS")
+        );
         // Failure counters sit at STAT_FAILURES + 2 * status.
         let failure = |status: &str| wgsl_const("STAT_FAILURES") + 2 * wgsl_const(status);
-        assert_eq!(word(offset_of!(RawStats, out_of_memory)), failure("HEAP_OUT_OF_MEMORY"));
-        assert_eq!(word(offset_of!(RawStats, contention)), failure("HEAP_CONTENTION"));
-        assert_eq!(word(offset_of!(RawStats, invalid_request)), failure("HEAP_INVALID_REQUEST"));
-        assert_eq!(word(offset_of!(RawStats, invalid_free)), failure("HEAP_INVALID_FREE"));
+        assert_eq!(
+            word(offset_of!(RawStats, out_of_memory)),
+            failure("HEAP_OUT_OF_MEMORY")
+        );
+        assert_eq!(
+            word(offset_of!(RawStats, contention)),
+            failure("HEAP_CONTENTION")
+        );
+        assert_eq!(
+            word(offset_of!(RawStats, invalid_request)),
+            failure("HEAP_INVALID_REQUEST")
+        );
+        assert_eq!(
+            word(offset_of!(RawStats, invalid_free)),
+            failure("HEAP_INVALID_FREE")
+        );
         assert_eq!(
             word(offset_of!(RawStats, live_allocations)),
             wgsl_const("STAT_LIVE_ALLOCATIONS")
         );
-        assert_eq!(word(offset_of!(RawStats, live_units)), wgsl_const("STAT_LIVE_UNITS"));
-        assert_eq!(word(offset_of!(RawStats, peak_units)), wgsl_const("STAT_PEAK_UNITS"));
+        assert_eq!(
+            word(offset_of!(RawStats, live_units)),
+            wgsl_const("STAT_LIVE_UNITS")
+        );
+        assert_eq!(
+            word(offset_of!(RawStats, peak_units)),
+            wgsl_const("STAT_PEAK_UNITS")
+        );
     }
 
     #[test]

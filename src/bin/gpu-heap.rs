@@ -10,7 +10,10 @@ use gpu_heap::{AdapterDescription, Gpu, HeapConfig, Strategy};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Parser)]
-#[command(version, about = "A portable GPU memory allocator for WGSL: tools and conformance suite")]
+#[command(
+    version,
+    about = "A portable GPU memory allocator for WGSL: tools and conformance suite"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -75,7 +78,11 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
         "K" | "KiB" => 10,
         "M" | "MiB" => 20,
         "G" | "GiB" => 30,
-        other => return Err(format!("unknown size suffix \"{other}\" (use KiB, MiB or GiB)")),
+        other => {
+            return Err(format!(
+                "unknown size suffix \"{other}\" (use KiB, MiB or GiB)"
+            ))
+        }
     };
     value
         .checked_mul(1 << shift)
@@ -85,8 +92,10 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 fn main() -> ExitCode {
     // wgpu's own errors while probing backends without drivers (EGL, say) are noise here;
     // RUST_LOG=wgpu_hal=warn brings them back.
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,wgpu_hal=off"))
-        .init();
+    env_logger::Builder::from_env(
+        env_logger::Env::default().default_filter_or("warn,wgpu_hal=off"),
+    )
+    .init();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {
@@ -141,7 +150,9 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                     let gpu = Gpu::open(Some(&name))?;
                     gpu_heap::flatten(&config, &gpu.device.limits(), gpu.device.features())?
                 }
-                None => gpu_heap::flatten(&config, &wgpu::Limits::default(), wgpu::Features::empty())?,
+                None => {
+                    gpu_heap::flatten(&config, &wgpu::Limits::default(), wgpu::Features::empty())?
+                }
             };
             print!("{text}");
             Ok(ExitCode::SUCCESS)
@@ -159,20 +170,41 @@ fn info(gpu: &Gpu) {
     println!("limits");
     for (name, value) in [
         ("max_buffer_size", limits.max_buffer_size),
-        ("max_storage_buffer_binding_size", limits.max_storage_buffer_binding_size),
-        ("max_storage_buffers_per_shader_stage", limits.max_storage_buffers_per_shader_stage as u64),
-        ("max_binding_array_elements_per_shader_stage", limits.max_binding_array_elements_per_shader_stage as u64),
-        ("max_compute_workgroups_per_dimension", limits.max_compute_workgroups_per_dimension as u64),
-        ("max_compute_invocations_per_workgroup", limits.max_compute_invocations_per_workgroup as u64),
+        (
+            "max_storage_buffer_binding_size",
+            limits.max_storage_buffer_binding_size,
+        ),
+        (
+            "max_storage_buffers_per_shader_stage",
+            limits.max_storage_buffers_per_shader_stage as u64,
+        ),
+        (
+            "max_binding_array_elements_per_shader_stage",
+            limits.max_binding_array_elements_per_shader_stage as u64,
+        ),
+        (
+            "max_compute_workgroups_per_dimension",
+            limits.max_compute_workgroups_per_dimension as u64,
+        ),
+        (
+            "max_compute_invocations_per_workgroup",
+            limits.max_compute_invocations_per_workgroup as u64,
+        ),
     ] {
         println!("  {name:<44} {value}");
     }
     println!("features");
     for (name, feature) in [
-        ("binding arrays of storage buffers", gpu_heap::BINDING_ARRAY_FEATURES),
+        (
+            "binding arrays of storage buffers",
+            gpu_heap::BINDING_ARRAY_FEATURES,
+        ),
         ("subgroups", wgpu::Features::SUBGROUP),
         ("timestamp queries", wgpu::Features::TIMESTAMP_QUERY),
-        ("64-bit atomics", wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS),
+        (
+            "64-bit atomics",
+            wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS,
+        ),
     ] {
         let have = gpu.adapter.features().contains(feature);
         println!("  {name:<44} {}", if have { "yes" } else { "no" });
@@ -186,7 +218,9 @@ fn info(gpu: &Gpu) {
 }
 
 fn segment_bytes(limits: &wgpu::Limits) -> u64 {
-    let cap = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+    let cap = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
     1 << (63 - cap.leading_zeros())
 }
 
@@ -213,23 +247,25 @@ fn run_conformance(
     json: Option<PathBuf>,
 ) -> gpu_heap::Result<ExitCode> {
     let adapter = gpu.describe();
-    println!("adapter {} ({}, {})", adapter.name, adapter.backend, adapter.driver);
+    println!(
+        "adapter {} ({}, {})",
+        adapter.name, adapter.backend, adapter.driver
+    );
     let total = (strategies.len() * Scenario::ALL.len()) as u64;
     let bar = ProgressBar::new(total).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("valid template"),
     );
     let mut results = Vec::new();
-    let mut hung = None;
+    let mut hung = false;
     'outer: for &strategy in strategies {
         for &scenario in Scenario::ALL {
             bar.set_message(format!("{strategy} {}", scenario.name()));
-            match conformance::run(gpu, strategy, scenario, options) {
-                Ok(r) => results.push(r),
-                Err((r, e)) => {
-                    results.push(r);
-                    hung = Some(e);
-                    break 'outer;
-                }
+            let r = conformance::run(gpu, strategy, scenario, options);
+            let stop = r.hung;
+            results.push(r);
+            if stop {
+                hung = true;
+                break 'outer;
             }
             bar.inc(1);
         }
@@ -238,7 +274,16 @@ fn run_conformance(
 
     println!(
         "{:<10} {:<18} {:<6} {:>10} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8}",
-        "strategy", "scenario", "result", "operations", "oom", "cont", "inv-rq", "inv-fr", "corrupted", "seconds"
+        "strategy",
+        "scenario",
+        "result",
+        "operations",
+        "oom",
+        "cont",
+        "inv-rq",
+        "inv-fr",
+        "corrupted",
+        "seconds"
     );
     for r in &results {
         println!(
@@ -261,8 +306,8 @@ fn run_conformance(
     let passed = results.iter().filter(|r| r.passed).count();
     let failed = results.len() - passed;
     println!("{passed} passed, {failed} failed");
-    if let Some(e) = &hung {
-        println!("stopped early: {e}");
+    if hung {
+        println!("stopped early: the GPU is presumed hung (see the last problem above)");
     }
     if let Some(path) = json {
         let report = Report {
@@ -276,7 +321,7 @@ fn run_conformance(
         let text = serde_json::to_string_pretty(&report).expect("serialisable");
         std::fs::write(&path, text).map_err(|source| gpu_heap::Error::Io { path, source })?;
     }
-    let all_ran = hung.is_none() && results.len() as u64 == total;
+    let all_ran = !hung && results.len() as u64 == total;
     Ok(if failed == 0 && all_ran {
         ExitCode::SUCCESS
     } else {

@@ -73,7 +73,10 @@ pub(crate) struct Placement {
 
 impl Harness {
     pub fn new(gpu: &Gpu, config: HeapConfig, slot_count: u32) -> Result<Self> {
-        assert!(slot_count <= MAX_SLOTS, "at most {MAX_SLOTS} conformance slots");
+        assert!(
+            slot_count <= MAX_SLOTS,
+            "at most {MAX_SLOTS} conformance slots"
+        );
         let watchdog = config.watchdog;
         let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config.bind_group_index(0))?;
         let device = gpu.device.clone();
@@ -161,7 +164,13 @@ impl Harness {
         })
     }
 
-    fn dispatch(&self, pipeline: &wgpu::ComputePipeline, params: Params, invocations: u32, what: &str) -> Result<()> {
+    fn dispatch(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        params: Params,
+        invocations: u32,
+        what: &str,
+    ) -> Result<()> {
         self.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         let mut encoder = self.device.create_command_encoder(&Default::default());
@@ -179,12 +188,22 @@ impl Harness {
 
     /// Empty slots allocate with probability `params.malloc_permille` and fill a pattern.
     pub fn alloc(&self, params: Params) -> Result<()> {
-        self.dispatch(&self.alloc, params, self.slot_count, "conformance alloc_pass")
+        self.dispatch(
+            &self.alloc,
+            params,
+            self.slot_count,
+            "conformance alloc_pass",
+        )
     }
 
     /// Live slots verify their pattern.
     pub fn verify(&self, params: Params) -> Result<()> {
-        self.dispatch(&self.verify, params, self.slot_count, "conformance verify_pass")
+        self.dispatch(
+            &self.verify,
+            params,
+            self.slot_count,
+            "conformance verify_pass",
+        )
     }
 
     /// Live slots verify, then free with probability `params.free_permille`.
@@ -193,11 +212,23 @@ impl Harness {
     }
 
     pub fn bad_input(&self) -> Result<()> {
-        self.dispatch(&self.bad_input, Params::default(), 1, "conformance bad_input")
+        self.dispatch(
+            &self.bad_input,
+            Params::default(),
+            1,
+            "conformance bad_input",
+        )
     }
 
     pub fn tally(&self) -> Result<Vec<u32>> {
-        let bytes = read_buffer(&self.device, &self.queue, &self.tally, 0, TALLY_WORDS as u64 * 4, self.watchdog)?;
+        let bytes = read_buffer(
+            &self.device,
+            &self.queue,
+            &self.tally,
+            0,
+            TALLY_WORDS as u64 * 4,
+            self.watchdog,
+        )?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 
@@ -208,7 +239,14 @@ impl Harness {
 
     pub fn slots(&self) -> Result<Vec<Slot>> {
         let size = self.slot_count as u64 * std::mem::size_of::<Slot>() as u64;
-        let bytes = read_buffer(&self.device, &self.queue, &self.slots, 0, size, self.watchdog)?;
+        let bytes = read_buffer(
+            &self.device,
+            &self.queue,
+            &self.slots,
+            0,
+            size,
+            self.watchdog,
+        )?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 

@@ -100,6 +100,8 @@ pub struct ScenarioResult {
     pub overlaps: u64,
     /// What went wrong, one line per failed check; empty when passed.
     pub problems: Vec<String>,
+    /// The watchdog fired: the GPU work is presumed hung.
+    pub hung: bool,
     pub seconds: f64,
 }
 
@@ -121,7 +123,9 @@ impl Checks {
     }
 
     fn equal<T: PartialEq + std::fmt::Debug>(&mut self, what: &str, got: T, want: T) {
-        self.expect(got == want, || format!("{what}: got {got:?}, expected {want:?}"));
+        self.expect(got == want, || {
+            format!("{what}: got {got:?}, expected {want:?}")
+        });
     }
 
     /// Adds a harness's verification tally and slot placement to the checks.
@@ -131,10 +135,22 @@ impl Checks {
         let p = h.placement()?;
         self.corrupted += tally[TALLY_CORRUPTED] as u64;
         self.overlaps += p.overlaps;
-        self.equal(&format!("{phase}: corrupted allocations"), tally[TALLY_CORRUPTED], 0);
+        self.equal(
+            &format!("{phase}: corrupted allocations"),
+            tally[TALLY_CORRUPTED],
+            0,
+        );
         self.equal(&format!("{phase}: overlapping allocations"), p.overlaps, 0);
-        self.equal(&format!("{phase}: allocations outside heap or segment"), p.misplaced, 0);
-        self.equal(&format!("{phase}: frees not OK"), tally[TALLY_FREE_FAILED], 0);
+        self.equal(
+            &format!("{phase}: allocations outside heap or segment"),
+            p.misplaced,
+            0,
+        );
+        self.equal(
+            &format!("{phase}: frees not OK"),
+            tally[TALLY_FREE_FAILED],
+            0,
+        );
         Ok((tally, p.live))
     }
 
@@ -153,10 +169,10 @@ fn add(a: Failures, b: Failures) -> Failures {
     }
 }
 
-/// Runs one scenario. GPU errors (including watchdog timeouts) fail the scenario with the
-/// error as its problem; they are also returned as `Err` when the device is presumed hung,
-/// so callers can stop.
-pub fn run(gpu: &Gpu, strategy: Strategy, scenario: Scenario, options: &Options) -> Result<ScenarioResult, (ScenarioResult, Error)> {
+/// Runs one scenario. GPU errors, watchdog timeouts included, fail the scenario with the
+/// error as its problem; after a timeout `hung` is set and the device should not be used
+/// again.
+pub fn run(gpu: &Gpu, strategy: Strategy, scenario: Scenario, options: &Options) -> ScenarioResult {
     let start = Instant::now();
     let mut checks = Checks::default();
     let outcome = match scenario {
@@ -175,23 +191,18 @@ pub fn run(gpu: &Gpu, strategy: Strategy, scenario: Scenario, options: &Options)
         corrupted: checks.corrupted,
         overlaps: checks.overlaps,
         problems: checks.problems,
+        hung: false,
         seconds: 0.0,
     };
     result.seconds = start.elapsed().as_secs_f64();
     match outcome {
-        Ok(()) => {
-            result.passed = result.problems.is_empty();
-            Ok(result)
-        }
+        Ok(()) => result.passed = result.problems.is_empty(),
         Err(e) => {
+            result.hung = matches!(e, Error::Timeout { .. });
             result.problems.push(e.to_string());
-            if matches!(e, Error::Timeout { .. }) {
-                Err((result, e))
-            } else {
-                Ok(result)
-            }
         }
     }
+    result
 }
 
 fn heap_config(strategy: Strategy, options: &Options) -> HeapConfig {
@@ -231,7 +242,12 @@ fn all(slots: u32, size_min: u32, size_max: u32, seed: u32) -> Params {
     }
 }
 
-fn basic(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) -> crate::Result<()> {
+fn basic(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+) -> crate::Result<()> {
     let h = Harness::new(gpu, heap_config(strategy, options), options.slots)?;
     let layout = h.heap.layout().clone();
     for size in size_ladder(layout.max_alloc) {
@@ -250,23 +266,44 @@ fn basic(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) 
         checks.equal(&format!("{phase}: successful mallocs"), tally[TALLY_OK], n);
         checks.equal(&format!("{phase}: live slots"), live, n as u64);
         let stats = h.heap.stats()?;
-        checks.equal(&format!("{phase}: live allocations"), stats.allocations_live, n as u64);
-        checks.equal(&format!("{phase}: live bytes"), stats.bytes_live, n as u64 * granted);
+        checks.equal(
+            &format!("{phase}: live allocations"),
+            stats.allocations_live,
+            n as u64,
+        );
+        checks.equal(
+            &format!("{phase}: live bytes"),
+            stats.bytes_live,
+            n as u64 * granted,
+        );
         h.free(p)?;
         let (_, live) = checks.placement_and_tally(&h, &format!("{phase}, after free"))?;
         checks.equal(&format!("{phase}: live slots after free"), live, 0);
         let stats = h.heap.stats()?;
         checks.finish(&stats);
-        checks.equal(&format!("{phase}: failures"), stats.failures, Failures::default());
+        checks.equal(
+            &format!("{phase}: failures"),
+            stats.failures,
+            Failures::default(),
+        );
         if strategy.reuses_memory() {
-            checks.equal(&format!("{phase}: live after free"), (stats.allocations_live, stats.bytes_live), (0, 0));
+            checks.equal(
+                &format!("{phase}: live after free"),
+                (stats.allocations_live, stats.bytes_live),
+                (0, 0),
+            );
         }
         h.heap.reset()?;
     }
     Ok(())
 }
 
-fn churn(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) -> crate::Result<()> {
+fn churn(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+) -> crate::Result<()> {
     let h = Harness::new(gpu, heap_config(strategy, options), options.slots)?;
     let max = h.heap.layout().max_alloc.min(4096);
     h.clear_tally();
@@ -290,12 +327,21 @@ fn churn(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) 
     checks.equal("failures", stats.failures, Failures::default());
     checks.expect(tally[TALLY_OK] > 0, || "churn made no allocation".into());
     if strategy.reuses_memory() {
-        checks.equal("live after freeing all", (stats.allocations_live, stats.bytes_live), (0, 0));
+        checks.equal(
+            "live after freeing all",
+            (stats.allocations_live, stats.bytes_live),
+            (0, 0),
+        );
     }
     Ok(())
 }
 
-fn exhaustion(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) -> crate::Result<()> {
+fn exhaustion(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+) -> crate::Result<()> {
     // A small heap of four segments, bound separately: every allocation races for the last
     // free memory, blocks meet segment boundaries, and the fallback binding is exercised.
     let config = HeapConfig::new(1 << 20)
@@ -309,6 +355,7 @@ fn exhaustion(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Che
         &crate::layout::DeviceCaps {
             features: gpu.device.features(),
             limits: gpu.device.limits(),
+            backend: Some(gpu.device.adapter_info().backend),
         },
     )?;
     let size = match strategy {
@@ -340,14 +387,26 @@ fn exhaustion(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Che
             checks.equal(&format!("{pass}: successful mallocs"), ok, capacity);
         }
         let failures = h.heap.stats()?.failures.since(&before);
-        checks.equal(&format!("{pass}: NULLs counted as out of memory"), failures.out_of_memory, n as u64 - ok);
-        checks.equal(&format!("{pass}: contention failures"), failures.contention, 0);
+        checks.equal(
+            &format!("{pass}: NULLs counted as out of memory"),
+            failures.out_of_memory,
+            n as u64 - ok,
+        );
+        checks.equal(
+            &format!("{pass}: contention failures"),
+            failures.contention,
+            0,
+        );
         h.free(p)?;
         checks.placement_and_tally(&h, &format!("{pass}, after free"))?;
         let stats = h.heap.stats()?;
         if strategy.reuses_memory() {
             // The second fill runs on the freed heap: full capacity must come back by free.
-            checks.equal(&format!("{pass}: live after freeing all"), (stats.allocations_live, stats.bytes_live), (0, 0));
+            checks.equal(
+                &format!("{pass}: live after freeing all"),
+                (stats.allocations_live, stats.bytes_live),
+                (0, 0),
+            );
         } else {
             // Bump never reuses: reset is how its capacity comes back.
             checks.finish(&stats);
@@ -360,7 +419,12 @@ fn exhaustion(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Che
     Ok(())
 }
 
-fn device_bad_input(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) -> crate::Result<()> {
+fn device_bad_input(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+) -> crate::Result<()> {
     let h = Harness::new(gpu, heap_config(strategy, options), options.slots)?;
     h.clear_tally();
     h.bad_input()?;
@@ -378,9 +442,21 @@ fn device_bad_input(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &m
     checks.equal("statuses of the bad-input steps", got, &want[..]);
     checks.equal("corrupted by invalid frees", tally[TALLY_CORRUPTED], 0);
     let stats = h.heap.stats()?;
-    checks.equal("invalid requests counted", stats.failures.invalid_request, 3);
-    checks.equal("invalid frees counted", stats.failures.invalid_free, invalid_frees);
-    checks.equal("malloc calls counted (free(0) is not a call)", (stats.malloc_calls, stats.free_calls), (4, 4));
+    checks.equal(
+        "invalid requests counted",
+        stats.failures.invalid_request,
+        3,
+    );
+    checks.equal(
+        "invalid frees counted",
+        stats.failures.invalid_free,
+        invalid_frees,
+    );
+    checks.equal(
+        "malloc calls counted (free(0) is not a call)",
+        (stats.malloc_calls, stats.free_calls),
+        (4, 4),
+    );
     if strategy.reuses_memory() {
         checks.equal("live after bad input", stats.allocations_live, 0);
     }
@@ -396,49 +472,84 @@ fn device_bad_input(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &m
     Ok(())
 }
 
-fn host_bad_input(gpu: &Gpu, strategy: Strategy, options: &Options, checks: &mut Checks) -> crate::Result<()> {
+fn host_bad_input(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+) -> crate::Result<()> {
     let (device, queue) = (&gpu.device, &gpu.queue);
     let base = heap_config(strategy, options);
-    let mut expect = |what: &str, result: crate::Result<GpuHeap>, ok: fn(&Error) -> bool| match result {
-        Err(e) if ok(&e) => {}
-        Err(e) => checks.problems.push(format!("{what}: wrong error: {e}")),
-        Ok(_) => checks.problems.push(format!("{what}: accepted")),
-    };
+    let mut expect =
+        |what: &str, result: crate::Result<GpuHeap>, ok: fn(&Error) -> bool| match result {
+            Err(e) if ok(&e) => {}
+            Err(e) => checks.problems.push(format!("{what}: wrong error: {e}")),
+            Ok(_) => checks.problems.push(format!("{what}: accepted")),
+        };
     let mut zero = base.clone();
     zero.size = 0;
-    expect("zero size", GpuHeap::with_config(device, queue, zero), |e| matches!(e, Error::ZeroSize));
+    expect(
+        "zero size",
+        GpuHeap::with_config(device, queue, zero),
+        |e| matches!(e, Error::ZeroSize),
+    );
     let mut huge = base.clone();
     huge.size = 1 << 40;
-    expect("1 TiB heap", GpuHeap::with_config(device, queue, huge), |e| matches!(e, Error::TooLarge { .. }));
+    expect(
+        "1 TiB heap",
+        GpuHeap::with_config(device, queue, huge),
+        |e| matches!(e, Error::TooLarge { .. }),
+    );
     let too_many = base
         .clone()
         .max_segment_size(1 << 20)
         .segment_binding(SegmentBinding::Separate)
         .max_separate_bindings(2);
-    expect("8 separate segments over a cap of 2", GpuHeap::with_config(device, queue, HeapConfig { size: 8 << 20, ..too_many }), |e| {
-        matches!(e, Error::TooLarge { .. })
-    });
+    expect(
+        "8 separate segments over a cap of 2",
+        GpuHeap::with_config(
+            device,
+            queue,
+            HeapConfig {
+                size: 8 << 20,
+                ..too_many
+            },
+        ),
+        |e| matches!(e, Error::TooLarge { .. }),
+    );
     if strategy == Strategy::RwBm {
-        expect("page size 48", GpuHeap::with_config(device, queue, base.clone().page_size(48)), |e| {
-            matches!(e, Error::InvalidConfig(_))
-        });
+        expect(
+            "page size 48",
+            GpuHeap::with_config(device, queue, base.clone().page_size(48)),
+            |e| matches!(e, Error::InvalidConfig(_)),
+        );
     }
     // A device without binding arrays, asked for a binding array of segments.
-    let (bare, bare_queue) = pollster::block_on(gpu.adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("gpu-heap without binding arrays"),
-        required_limits: gpu.adapter.limits(),
-        ..Default::default()
-    }))
-    .map_err(|e| Error::Gpu {
-        what: "requesting a device without features".into(),
-        message: e.to_string(),
-    })?;
+    let (bare, bare_queue) =
+        pollster::block_on(gpu.adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gpu-heap without binding arrays"),
+            required_limits: gpu.adapter.limits(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Gpu {
+            what: "requesting a device without features".into(),
+            message: e.to_string(),
+        })?;
     let arrays = base
         .clone()
         .max_segment_size(1 << 20)
         .segment_binding(SegmentBinding::BindingArray);
-    expect("binding array without the features", GpuHeap::with_config(&bare, &bare_queue, HeapConfig { size: 4 << 20, ..arrays }), |e| {
-        matches!(e, Error::MissingFeatures { .. })
-    });
+    expect(
+        "binding array without the features",
+        GpuHeap::with_config(
+            &bare,
+            &bare_queue,
+            HeapConfig {
+                size: 4 << 20,
+                ..arrays
+            },
+        ),
+        |e| matches!(e, Error::MissingFeatures { .. }),
+    );
     Ok(())
 }

@@ -1,0 +1,2 @@
+#include "alloc.wgsl"
+#include "does_not_exist.wgsl"

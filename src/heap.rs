@@ -54,12 +54,7 @@ impl GpuHeap {
         queue: &wgpu::Queue,
         config: HeapConfig,
     ) -> Result<Self> {
-        let caps = DeviceCaps {
-            features: device.features(),
-            limits: device.limits(),
-            backend: Some(device.adapter_info().backend),
-        };
-        let layout = HeapLayout::plan(&config, &caps)?;
+        let layout = HeapLayout::plan(&config, &DeviceCaps::of(device))?;
 
         let storage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC

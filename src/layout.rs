@@ -33,6 +33,16 @@ pub(crate) struct DeviceCaps {
     pub backend: Option<wgpu::Backend>,
 }
 
+impl DeviceCaps {
+    pub fn of(device: &wgpu::Device) -> Self {
+        DeviceCaps {
+            features: device.features(),
+            limits: device.limits(),
+            backend: Some(device.adapter_info().backend),
+        }
+    }
+}
+
 /// How the planned heap binds its segments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]

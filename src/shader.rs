@@ -147,8 +147,8 @@ impl Composer {
         self
     }
 
-    /// Composes `text`, shown in errors as `name`; relative includes resolve against the
-    /// current directory.
+    /// Composes `text`, shown in errors as `name`; its includes resolve among the
+    /// registered sources and the library (use [`Self::compose_file`] for includes on disk).
     pub fn compose_str(&self, name: &str, text: &str) -> Result<ComposedShader, ShaderError> {
         self.compose_root(SourceId::Registered(name.to_owned()), text.to_owned())
     }

@@ -15,6 +15,7 @@ use harness::{
 
 use crate::error::Error;
 use crate::gpu::Gpu;
+use crate::layout::{DeviceCaps, HeapLayout};
 use crate::stats::{Failures, HeapStats};
 use crate::{GpuHeap, HeapConfig, SegmentBinding, Strategy};
 
@@ -350,14 +351,7 @@ fn exhaustion(
         .max_segment_size(256 << 10)
         .segment_binding(SegmentBinding::Separate)
         .watchdog(options.watchdog);
-    let layout_probe = crate::layout::HeapLayout::plan(
-        &config,
-        &crate::layout::DeviceCaps {
-            features: gpu.device.features(),
-            limits: gpu.device.limits(),
-            backend: Some(gpu.device.adapter_info().backend),
-        },
-    )?;
+    let layout_probe = HeapLayout::plan(&config, &DeviceCaps::of(&gpu.device))?;
     let size = match strategy {
         Strategy::Bump => 3000, // not a divisor of a segment: blocks meet its end
         _ => layout_probe.max_alloc,

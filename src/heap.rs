@@ -138,8 +138,8 @@ impl GpuHeap {
             bind_group,
             init: None,
         };
-        heap.init =
-            Some(heap.create_pipeline("gpu-heap init", "heap_init.wgsl", "gpu_heap_init", &[])?);
+        let init = heap.library_module("heap_init.wgsl")?;
+        heap.init = Some(heap.compute_pipeline("gpu-heap init", &init, "gpu_heap_init", &[])?);
         heap.reset()?;
         Ok(heap)
     }
@@ -245,19 +245,11 @@ impl GpuHeap {
             })
     }
 
-    /// Composes a library file and builds a compute pipeline for `entry` with the heap's
-    /// layout at its index and `others` at theirs.
-    pub(crate) fn create_pipeline(
-        &self,
-        name: &str,
-        library_file: &str,
-        entry: &str,
-        others: &[(u32, &wgpu::BindGroupLayout)],
-    ) -> Result<wgpu::ComputePipeline> {
+    /// Composes, validates and creates a module from a file of the built-in library.
+    pub(crate) fn library_module(&self, library_file: &str) -> Result<wgpu::ShaderModule> {
         let composed = self.composer().compose_library(library_file)?;
         composed.validate()?;
-        let module = self.create_shader_module_from(name, &composed)?;
-        self.compute_pipeline(name, &module, entry, others)
+        self.create_shader_module_from(library_file, &composed)
     }
 
     /// A compute pipeline for `entry` of `module`, with the heap's bind group layout at its

@@ -141,11 +141,7 @@ impl Harness {
                 },
             ],
         });
-        let composed = heap
-            .composer()
-            .compose_library("conformance/kernels.wgsl")?;
-        composed.validate()?;
-        let module = heap.create_shader_module_from("conformance kernels", &composed)?;
+        let module = heap.library_module("conformance/kernels.wgsl")?;
         let pipeline = |entry: &str| heap.compute_pipeline(entry, &module, entry, &[(1, &layout)]);
         Ok(Harness {
             alloc: pipeline("alloc_pass")?,

@@ -51,6 +51,15 @@ impl Failures {
     }
 }
 
+impl std::ops::AddAssign for Failures {
+    fn add_assign(&mut self, other: Failures) {
+        self.out_of_memory += other.out_of_memory;
+        self.contention += other.contention;
+        self.invalid_request += other.invalid_request;
+        self.invalid_free += other.invalid_free;
+    }
+}
+
 /// What [`GpuHeap::stats`](crate::GpuHeap::stats) reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HeapStats {

@@ -157,16 +157,7 @@ impl Checks {
 
     fn finish(&mut self, stats: &HeapStats) {
         self.operations += stats.malloc_calls + stats.free_calls;
-        self.failures = add(self.failures, stats.failures);
-    }
-}
-
-fn add(a: Failures, b: Failures) -> Failures {
-    Failures {
-        out_of_memory: a.out_of_memory + b.out_of_memory,
-        contention: a.contention + b.contention,
-        invalid_request: a.invalid_request + b.invalid_request,
-        invalid_free: a.invalid_free + b.invalid_free,
+        self.failures += stats.failures;
     }
 }
 
@@ -193,9 +184,8 @@ pub fn run(gpu: &Gpu, strategy: Strategy, scenario: Scenario, options: &Options)
         overlaps: checks.overlaps,
         problems: checks.problems,
         hung: false,
-        seconds: 0.0,
+        seconds: start.elapsed().as_secs_f64(),
     };
-    result.seconds = start.elapsed().as_secs_f64();
     match outcome {
         Ok(()) => result.passed = result.problems.is_empty(),
         Err(e) => {

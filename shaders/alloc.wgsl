@@ -9,8 +9,10 @@
 //   heap_status                      status of the last malloc/free of this invocation
 //
 // Invariants
-//   - Every call is counted in the statistics block (core/stats.wgsl): calls, failures by
-//     cause, live allocations and 16-byte units, and the peak of live units.
+//   - Every failure is counted by cause in the statistics block (core/stats.wgsl). With full
+//     statistics (GPU_HEAP_FULL_STATISTICS, the default) calls, live allocations and 16-byte
+//     units and the peak of live units are counted too; without, a successful call touches
+//     no statistics word at all.
 //   - malloc(0) and sizes above HEAP_MAX_ALLOC return NULL with HEAP_INVALID_REQUEST.
 //   - free of something that is not a live allocation is counted as HEAP_INVALID_FREE
 //     wherever the strategy can tell, and then changes nothing.
@@ -36,7 +38,9 @@
 var<private> heap_status: u32 = HEAP_OK;
 
 fn malloc(size_bytes: u32) -> u32 {
+#ifdef GPU_HEAP_FULL_STATISTICS
     heap_count(STAT_MALLOC_CALLS, 1u);
+#endif
     if (size_bytes == 0u || size_bytes > HEAP_MAX_ALLOC) {
         heap_status = HEAP_INVALID_REQUEST;
         heap_count_failure(HEAP_INVALID_REQUEST);
@@ -45,7 +49,9 @@ fn malloc(size_bytes: u32) -> u32 {
     let r = strategy_malloc(size_bytes);
     heap_status = r.status;
     if (r.status == HEAP_OK) {
+#ifdef GPU_HEAP_FULL_STATISTICS
         heap_note_malloc(r.units);
+#endif
         return r.handle;
     }
     heap_count_failure(r.status);
@@ -57,12 +63,16 @@ fn free(ptr: u32) {
         heap_status = HEAP_OK;
         return;
     }
+#ifdef GPU_HEAP_FULL_STATISTICS
     heap_count(STAT_FREE_CALLS, 1u);
+#endif
     let r = strategy_free(ptr);
     heap_status = r.status;
-    if (r.status == HEAP_OK) {
-        heap_note_free(r.units);
-    } else {
+    if (r.status != HEAP_OK) {
         heap_count_failure(r.status);
+        return;
     }
+#ifdef GPU_HEAP_FULL_STATISTICS
+    heap_note_free(r.units);
+#endif
 }

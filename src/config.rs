@@ -40,6 +40,12 @@ impl Strategy {
         !matches!(self, Strategy::Bump)
     }
 
+    /// Whether the strategy hands out pages of one configured size
+    /// ([`HeapConfig::page_size`]), which is then also its largest malloc.
+    pub fn has_fixed_pages(self) -> bool {
+        matches!(self, Strategy::RwBm)
+    }
+
     /// Whether freeing an already freed block is detected and counted as an invalid free.
     pub fn detects_double_free(self) -> bool {
         !matches!(self, Strategy::Bump)
@@ -81,6 +87,21 @@ pub enum SegmentBinding {
     Separate,
 }
 
+/// What the heap counts on the device (see [`HeapStats`](crate::HeapStats)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Statistics {
+    /// Calls, failures by cause, live and peak bytes and allocations: about four global
+    /// atomics per call, all on the same few words.
+    #[default]
+    Full,
+    /// Failures by cause only, counted on the failure path: a successful call costs
+    /// nothing extra. Calls, live and peak counters read back as zero. For benchmarks and
+    /// hot loops.
+    FailuresOnly,
+}
+
 /// Everything that shapes a heap. Build with [`HeapConfig::new`] and the setters.
 ///
 /// ```
@@ -108,6 +129,8 @@ pub struct HeapConfig {
     pub max_separate_bindings: u32,
     /// How long the heap's own GPU work (init, statistics readback) may take.
     pub watchdog: Duration,
+    /// What the device counts.
+    pub statistics: Statistics,
 }
 
 impl HeapConfig {
@@ -122,6 +145,7 @@ impl HeapConfig {
             max_segment_size: None,
             max_separate_bindings: 4,
             watchdog: Duration::from_secs(60),
+            statistics: Statistics::Full,
         }
     }
 
@@ -157,6 +181,11 @@ impl HeapConfig {
 
     pub fn watchdog(mut self, timeout: Duration) -> Self {
         self.watchdog = timeout;
+        self
+    }
+
+    pub fn statistics(mut self, statistics: Statistics) -> Self {
+        self.statistics = statistics;
         self
     }
 }

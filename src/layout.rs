@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::config::{HeapConfig, SegmentBinding, Strategy};
+use crate::config::{HeapConfig, SegmentBinding, Statistics, Strategy};
 use crate::error::{Error, Result};
 use crate::stats::STAT_WORDS;
 
@@ -75,6 +75,7 @@ pub struct HeapLayout {
     /// Largest malloc in bytes.
     pub max_alloc: u32,
     pub bind_group_index: u32,
+    pub statistics: Statistics,
     pub(crate) pages: Option<PageGeometry>,
 }
 
@@ -174,6 +175,7 @@ impl HeapLayout {
             meta_words,
             max_alloc: max_alloc as u32,
             bind_group_index: config.bind_group_index,
+            statistics: config.statistics,
             pages,
         })
     }
@@ -234,6 +236,9 @@ impl HeapLayout {
             self.binding,
             self.strategy.define()
         );
+        if self.statistics == Statistics::Full {
+            let _ = writeln!(s, "#define GPU_HEAP_FULL_STATISTICS");
+        }
         let mut constant = |name: &str, value: u64| {
             let _ = writeln!(s, "const {name}: u32 = {value}u;");
         };

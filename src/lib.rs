@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod bench;
 mod config;
 pub mod conformance;
 mod error;
@@ -27,7 +28,7 @@ mod layout;
 pub mod shader;
 mod stats;
 
-pub use config::{HeapConfig, SegmentBinding, Strategy};
+pub use config::{HeapConfig, SegmentBinding, Statistics, Strategy};
 pub use error::{Error, Result};
 pub use gpu::{device_features, read_buffer, submit_and_wait, wait_for, AdapterDescription, Gpu};
 pub use heap::{composer, flatten, GpuHeap};

@@ -34,6 +34,14 @@ const LIBRARY: &[(&str, &str)] = &[
         include_str!("../shaders/random_walk/rw_bm.wgsl"),
     ),
     (
+        "bench/kernels.wgsl",
+        include_str!("../shaders/bench/kernels.wgsl"),
+    ),
+    (
+        "bench/subgroup.wgsl",
+        include_str!("../shaders/bench/subgroup.wgsl"),
+    ),
+    (
         "conformance/kernels.wgsl",
         include_str!("../shaders/conformance/kernels.wgsl"),
     ),

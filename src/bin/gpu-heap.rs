@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use gpu_heap::bench::{self, Test};
 use gpu_heap::conformance::{self, Options, Scenario, ScenarioResult};
 use gpu_heap::{AdapterDescription, Gpu, HeapConfig, Strategy};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -50,6 +51,39 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Run the benchmark suite (the survey's test cases) for every strategy.
+    Bench {
+        #[arg(long)]
+        adapter: Option<String>,
+        /// Strategies to run (default: all).
+        #[arg(long, value_parser = parse_strategy)]
+        strategy: Vec<Strategy>,
+        /// Tests to run (default: all): alloc, accumulate, subgroup, mixed, scaling,
+        /// fragmentation, out-of-memory, work-generation, write, init.
+        #[arg(long, value_parser = parse_test)]
+        test: Vec<Test>,
+        /// Heap size (default: 8GiB, or 64MiB with --quick).
+        #[arg(long, value_parser = parse_bytes)]
+        heap_size: Option<u64>,
+        /// Timed rounds per cell, after one warm-up round.
+        #[arg(long, default_value_t = 5)]
+        rounds: u32,
+        /// The small version of every test (about a minute on lavapipe).
+        #[arg(long)]
+        quick: bool,
+        /// Seconds one dispatch may take before it counts as hung.
+        #[arg(long, default_value_t = 60)]
+        watchdog_secs: u64,
+        /// Write the results as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write the results as CSV here.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// Write SVG plots into this directory.
+        #[arg(long)]
+        plots: Option<PathBuf>,
+    },
     /// Print a self-contained alloc.wgsl for WebGPU users outside Rust.
     Flatten {
         #[arg(long, value_parser = parse_strategy)]
@@ -65,6 +99,10 @@ enum Command {
 }
 
 fn parse_strategy(s: &str) -> Result<Strategy, String> {
+    s.parse()
+}
+
+fn parse_test(s: &str) -> Result<Test, String> {
     s.parse()
 }
 
@@ -135,6 +173,37 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                 ..Options::default()
             };
             run_conformance(&gpu, &strategies, &options, json)
+        }
+        Command::Bench {
+            adapter,
+            strategy,
+            test,
+            heap_size,
+            rounds,
+            quick,
+            watchdog_secs,
+            json,
+            csv,
+            plots,
+        } => {
+            let gpu = Gpu::open(adapter.as_deref())?;
+            let mut options = if quick {
+                bench::Options::quick()
+            } else {
+                bench::Options::full()
+            };
+            if !strategy.is_empty() {
+                options.strategies = strategy;
+            }
+            if !test.is_empty() {
+                options.tests = test;
+            }
+            if let Some(size) = heap_size {
+                options.heap_size = size;
+            }
+            options.rounds = rounds;
+            options.watchdog = Duration::from_secs(watchdog_secs);
+            run_bench(&gpu, &options, json, csv, plots)
         }
         Command::Flatten {
             strategy,
@@ -327,4 +396,70 @@ fn run_conformance(
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn run_bench(
+    gpu: &Gpu,
+    options: &bench::Options,
+    json: Option<PathBuf>,
+    csv: Option<PathBuf>,
+    plots: Option<PathBuf>,
+) -> gpu_heap::Result<ExitCode> {
+    let adapter = gpu.describe();
+    println!(
+        "adapter {} ({}, {})",
+        adapter.name, adapter.backend, adapter.driver
+    );
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
+            .expect("valid template"),
+    );
+    let report = bench::run(gpu, options, |done, total, what| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        bar.set_message(what.to_owned());
+    })?;
+    bar.finish_and_clear();
+    println!("timer: {:?}", report.timer);
+    println!(
+        "{:<16} {:<10} {:>8} {:>11} {:>10} {:>10}  notes",
+        "test", "strategy", "threads", "size", "malloc ms", "free ms"
+    );
+    let ms = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.4}"));
+    for r in &report.results {
+        let size = match r.size_hi {
+            Some(hi) => format!("{}..{}", r.size, hi),
+            None => r.size.to_string(),
+        };
+        let mut notes: Vec<String> = r.extra.iter().map(|(k, v)| format!("{k}={v:.4}")).collect();
+        if r.failed {
+            notes.insert(
+                0,
+                format!("FAILED {:?} corrupted={}", r.failures, r.corrupted),
+            );
+        }
+        notes.extend(r.note.clone());
+        println!(
+            "{:<16} {:<10} {:>8} {:>11} {:>10} {:>10}  {}",
+            r.test,
+            r.strategy,
+            r.threads,
+            size,
+            ms(r.malloc_ms),
+            ms(r.free_ms),
+            notes.join(" ")
+        );
+    }
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&report).expect("serialisable");
+        std::fs::write(&path, text).map_err(|source| gpu_heap::Error::Io { path, source })?;
+    }
+    if let Some(path) = csv {
+        bench::write_csv(&report, &path)?;
+    }
+    if let Some(dir) = plots {
+        let files = bench::write_plots(&report, &dir)?;
+        println!("{} plots in {}", files.len(), dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,82 @@
+//! The benchmark suite's quick version on the default adapter (lavapipe in CI), so the suite
+//! never rots. Checks what every cell measured, never how fast: no timing thresholds.
+
+use gpu_heap::bench::{self, Options, Record};
+use gpu_heap::{Gpu, Strategy};
+
+fn extra(r: &Record, key: &str) -> f64 {
+    *r.extra
+        .get(key)
+        .unwrap_or_else(|| panic!("{} {}: no {key} in {:?}", r.test, r.strategy, r.extra))
+}
+
+#[test]
+fn quick_suite_runs_and_measures_every_cell() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let options = Options::quick();
+    let report = bench::run(&gpu, &options, |_, _, _| {}).expect("the quick suite runs");
+    let json = serde_json::to_value(&report).unwrap();
+    for key in ["adapter", "date", "results"] {
+        assert!(json.get(key).is_some(), "bench JSON lacks {key}");
+    }
+    for strategy in Strategy::ALL {
+        assert!(
+            report.results.iter().any(|r| r.strategy == strategy.name()),
+            "no results for {strategy}"
+        );
+    }
+    let subgroups = gpu.device.features().contains(wgpu::Features::SUBGROUP);
+    for r in &report.results {
+        let what = format!("{} {} {} x {}", r.test, r.strategy, r.threads, r.size);
+        assert_eq!(r.corrupted, 0, "{what}: corrupted words");
+        assert_eq!(r.failures.contention, 0, "{what}: contention failures");
+        if r.note.is_some() {
+            // Skipped cells say why: too large for a fixed page, or no subgroups.
+            assert!(
+                r.test == "subgroup" && !subgroups || r.malloc_ms.is_none(),
+                "{what}"
+            );
+            continue;
+        }
+        match r.test.as_str() {
+            "alloc" | "mixed" | "scaling" | "subgroup" => {
+                assert!(!r.failed, "{what}: {:?}", r.failures);
+                assert!(
+                    r.malloc_ms.unwrap() > 0.0 && r.free_ms.unwrap() > 0.0,
+                    "{what}"
+                );
+                let m = r.malloc.unwrap();
+                assert!(m.min <= m.median && m.median <= m.max, "{what}: {m:?}");
+            }
+            "accumulate" => assert!(!r.failed && r.malloc_ms.unwrap() > 0.0, "{what}"),
+            "fragmentation" => {
+                assert!(!r.failed, "{what}: {:?}", r.failures);
+                assert!(extra(r, "range_bytes") >= extra(r, "ideal_bytes"), "{what}");
+            }
+            "out-of-memory" => {
+                assert!(!r.failed, "{what}: {:?} {:?}", r.failures, r.note);
+                let u = extra(r, "utilisation");
+                assert!(u > 0.0 && u <= 1.0, "{what}: utilisation {u}");
+                assert!(r.failures.out_of_memory > 0, "{what}: never ran out");
+            }
+            "work-generation" => {
+                assert!(!r.failed, "{what}: {:?}", r.failures);
+                assert!(extra(r, "baseline_total_ms") > 0.0, "{what}");
+            }
+            "write" => {
+                assert!(!r.failed, "{what}: {:?}", r.failures);
+                assert!(extra(r, "write_ms") > 0.0 && extra(r, "baseline_ms") > 0.0);
+            }
+            "init" => assert!(extra(r, "create_ms") > 0.0 && extra(r, "reset_ms") > 0.0),
+            other => panic!("unexpected test {other}"),
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("gpu-heap-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    bench::write_csv(&report, &dir.join("bench.csv")).unwrap();
+    let plots = bench::write_plots(&report, &dir.join("plots")).unwrap();
+    assert!(plots.len() >= 8, "only {} plots", plots.len());
+    let csv = std::fs::read_to_string(dir.join("bench.csv")).unwrap();
+    assert_eq!(csv.lines().count(), report.results.len() + 1);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -71,6 +71,8 @@ fn quick_suite_runs_and_measures_every_cell() {
             other => panic!("unexpected test {other}"),
         }
     }
+    let table = bench::comparison(&report);
+    assert!(table.contains("| 1000000 × 16 B | malloc |"), "{table}");
     let dir = std::env::temp_dir().join(format!("gpu-heap-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     bench::write_csv(&report, &dir.join("bench.csv")).unwrap();

@@ -53,10 +53,10 @@ fn bench_word(i: u32, k: u32) -> u32 {
 
 fn bench_invocation(id: vec3<u32>, groups: vec3<u32>) -> u32 {
     // Dispatches wider than 65,535 workgroups fold into y.
-    return id.x + id.y * groups.x * 64u;
+    return id.x + id.y * groups.x * 256u;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn bench_malloc(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g: vec3<u32>) {
     let i = bench_invocation(id, g);
     if (i >= params.threads) {
@@ -69,7 +69,7 @@ fn bench_malloc(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn bench_free(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g: vec3<u32>) {
     let i = bench_invocation(id, g);
     if (i >= params.threads) {
@@ -80,7 +80,7 @@ fn bench_free(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
 }
 
 // Writes the allocation's words, then reads them back; mismatches are counted.
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn bench_write(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g: vec3<u32>) {
     let i = bench_invocation(id, g);
     if (i >= params.threads || ptrs[i] == HEAP_NULL) {
@@ -101,7 +101,7 @@ fn bench_write(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
 }
 
 // The write baseline: the same words into one contiguous buffer, flat_stride words apart.
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn flat_write(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g: vec3<u32>) {
     let i = bench_invocation(id, g);
     if (i >= params.threads) {
@@ -122,7 +122,7 @@ fn flat_write(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
 }
 
 // Work generation with the allocator: each thread allocates its output and writes it.
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn workgen_malloc(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g: vec3<u32>) {
     let i = bench_invocation(id, g);
     if (i >= params.threads) {
@@ -142,7 +142,7 @@ fn workgen_malloc(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wor
 
 // Work generation baseline, step 1: each thread's output size in 16-byte units (the
 // allocator's granularity, so both sides align alike and the total fits in u32).
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn workgen_count(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g: vec3<u32>) {
     let i = bench_invocation(id, g);
     if (i < params.threads) {
@@ -226,7 +226,7 @@ fn scan_add(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) w
 }
 
 // Step 4: each thread writes its output at its offset in the buffer sized from the total.
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn workgen_write(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g: vec3<u32>) {
     let i = bench_invocation(id, g);
     if (i >= params.threads) {

@@ -3,7 +3,7 @@
 // where the adapter lacks it. No loops.
 #include "kernels.wgsl"
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn bench_malloc_subgroup(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(num_workgroups) g: vec3<u32>,

@@ -405,6 +405,9 @@ fn fragmentation(
     let failures = e.failures()?.since(&log.since);
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
     finish(record, failures, corrupted);
+    if !e.heap.config().strategy.reuses_memory() {
+        record.note = Some("free releases nothing: the rounds run out of memory".into());
+    }
     Ok(record.clone())
 }
 

@@ -43,7 +43,7 @@ const TALLY_SCAN_TOTAL: usize = 2;
 const TALLY_WORDS: u64 = 4;
 /// Elements per block of the baseline's prefix sum (SCAN_BLOCK in kernels.wgsl).
 const SCAN_BLOCK: u32 = 256;
-const WORKGROUP: u32 = 64;
+const WORKGROUP: u32 = 256;
 const MAX_GROUPS_X: u32 = 65_535;
 
 /// How a pass was timed.

@@ -14,11 +14,13 @@
 mod cases;
 mod engine;
 mod output;
+mod reference;
 
 use std::time::Duration;
 
 pub use engine::Timer;
 pub use output::{write_csv, write_plots};
+pub use reference::comparison;
 
 use crate::gpu::{AdapterDescription, Gpu};
 use crate::stats::Failures;

@@ -83,6 +83,9 @@ enum Command {
         /// Write SVG plots into this directory.
         #[arg(long)]
         plots: Option<PathBuf>,
+        /// Write the comparison with the reference numbers (DESIGN.md) as Markdown here.
+        #[arg(long)]
+        markdown: Option<PathBuf>,
     },
     /// Print a self-contained alloc.wgsl for WebGPU users outside Rust.
     Flatten {
@@ -185,6 +188,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             json,
             csv,
             plots,
+            markdown,
         } => {
             let gpu = Gpu::open(adapter.as_deref())?;
             let mut options = if quick {
@@ -203,7 +207,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             }
             options.rounds = rounds;
             options.watchdog = Duration::from_secs(watchdog_secs);
-            run_bench(&gpu, &options, json, csv, plots)
+            run_bench(&gpu, &options, json, csv, plots, markdown)
         }
         Command::Flatten {
             strategy,
@@ -404,6 +408,7 @@ fn run_bench(
     json: Option<PathBuf>,
     csv: Option<PathBuf>,
     plots: Option<PathBuf>,
+    markdown: Option<PathBuf>,
 ) -> gpu_heap::Result<ExitCode> {
     let adapter = gpu.describe();
     println!(
@@ -456,6 +461,10 @@ fn run_bench(
     }
     if let Some(path) = csv {
         bench::write_csv(&report, &path)?;
+    }
+    if let Some(path) = markdown {
+        std::fs::write(&path, bench::comparison(&report))
+            .map_err(|source| gpu_heap::Error::Io { path, source })?;
     }
     if let Some(dir) = plots {
         let files = bench::write_plots(&report, &dir)?;

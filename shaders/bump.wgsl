@@ -7,11 +7,13 @@
 //   - Blocks are disjoint: each is [old head, old head + units) of one atomicAdd.
 //   - No block crosses a segment boundary: a block that would is abandoned and the request
 //     retried once; the retry starts past the boundary, because the head already is.
-//   - The head never wraps: malloc does not add once the head is past the end, so it can
-//     overshoot only by what invocations racing between that load and their add ask for.
-//     The host caps bump heaps at 2^31 units (32 GiB) and blocks at 64 KiB (2^12 units),
-//     so wrapping would need 2^19 such invocations in flight at once, more than any current
-//     GPU keeps resident.
+//   - The head never wraps: it only grows past HEAP_UNITS by what failing requests add, and
+//     every failing request clamps it back to HEAP_UNITS with atomicMin (any value at or
+//     past the end means "full", and every successful block ends at or below HEAP_UNITS,
+//     so the clamp can hide nothing). The overshoot is therefore bounded by what requests
+//     in flight at one moment add: the host caps bump heaps at 2^31 units (32 GiB) and
+//     blocks at 64 KiB (2^12 units), so wrapping would need 2^19 requests in flight at
+//     once, more than any current GPU keeps resident.
 //   - free cannot tell live blocks from freed ones (there is no per-block state); it
 //     rejects handles outside what was handed out, and otherwise releases nothing, so
 //     live units stay counted until reset. Double frees are not detected.
@@ -21,14 +23,14 @@
 const BUMP_HEAD: u32 = STAT_WORDS;
 const BUMP_ATTEMPTS: u32 = 2u;
 
+// One atomicAdd on the common path: no load first, because a load of the head is one more
+// access to the single most contended word of the heap.
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     let units = heap_units_for(size_bytes);
     for (var attempt = 0u; attempt < BUMP_ATTEMPTS; attempt++) {
-        if (atomicLoad(&heap_meta[BUMP_HEAD]) >= HEAP_UNITS) {
-            return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-        }
         let start = atomicAdd(&heap_meta[BUMP_HEAD], units);
         if (start > HEAP_UNITS - units) {
+            atomicMin(&heap_meta[BUMP_HEAD], HEAP_UNITS);
             return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
         }
         let last = start + units - 1u;

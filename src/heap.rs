@@ -317,6 +317,19 @@ impl GpuHeap {
         Ok(raw.into())
     }
 
+    /// Reads `words` words of heap_meta from `word` (waits for submitted work first).
+    pub(crate) fn read_meta(&self, word: u64, words: u64) -> Result<Vec<u32>> {
+        let bytes = gpu::read_buffer(
+            &self.device,
+            &self.queue,
+            &self.meta,
+            word * 4,
+            words * 4,
+            self.config.watchdog,
+        )?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
     /// The self-contained WGSL of `alloc.wgsl` for this heap (see [`flatten`]).
     pub fn flatten(&self) -> Result<String> {
         flatten_layout(&self.layout)

@@ -5,7 +5,7 @@
 //! and compares the heap's statistics with what the kernels saw. Every dispatch runs under
 //! the watchdog, so a hang fails the scenario instead of stalling the run.
 
-mod harness;
+pub(crate) mod harness;
 
 use std::time::{Duration, Instant};
 

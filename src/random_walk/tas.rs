@@ -80,12 +80,84 @@ pub struct TasRow {
     pub tas_model: f64,
     /// (tas - tas_model) / tas_model.
     pub deviation: f64,
+    /// The same walk (same prefill, same step bounds and sweep) run one thread after
+    /// another on the host: the model's sequential process without its independence
+    /// approximation. None for CoRW.
+    pub tas_sequential: Option<f64>,
     /// Mean over groups of 32 invocations of the group's maximum.
     pub was32: f64,
     /// The largest step count of any thread.
     pub max_steps: u32,
     /// Mallocs that returned NULL (should be 0).
     pub failed: u64,
+}
+
+/// tas.wgsl's prefill permutation, on the host (keep in sync).
+fn permute(p: u32, seed: u32, bits: u32) -> u32 {
+    let mask = (1u32 << bits) - 1;
+    let mut x = (p ^ seed) & mask;
+    x = x.wrapping_mul(0x9e37_79b1).wrapping_add(seed) & mask;
+    x ^= x >> (bits / 2 + 1);
+    x = x.wrapping_mul(0x85eb_ca6b) & mask;
+    x ^= x >> (bits / 3 + 1);
+    x = x.wrapping_mul(0xc2b2_ae35).wrapping_add(0x1656_67b1) & mask;
+    x ^= x >> (bits / 2);
+    x
+}
+
+/// The walk of rw.wgsl (w = 1) or rw_bm.wgsl (w = 32) run for `threads` threads one after
+/// another on the prefilled heap: mean steps per thread. Same bounds: 4096 (RW) or 64
+/// (RW-BM) random steps, then a sweep from a random start.
+pub fn simulate(w: u32, bits: u32, used: u32, threads: u32, seed: u32) -> f64 {
+    let pages = 1usize << bits;
+    let mut state: u64 = 0x853c_49e6_748f_ea9b ^ ((seed as u64) << 17) ^ threads as u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut taken: Vec<bool> = (0..pages as u32)
+        .map(|p| permute(p, seed, bits) < used)
+        .collect();
+    let group = w as usize;
+    let groups = pages / group;
+    let bound = if w == 1 { 4096 } else { 64 };
+    let mut total = 0u64;
+    let claim = |g: usize, taken: &mut Vec<bool>| -> bool {
+        let free: Vec<usize> = (g * group..(g + 1) * group)
+            .filter(|&p| !taken[p])
+            .collect();
+        match free.first() {
+            Some(&p) => {
+                taken[p] = true;
+                true
+            }
+            None => false,
+        }
+    };
+    for _ in 0..threads {
+        let mut steps = 0u64;
+        let mut done = false;
+        for _ in 0..bound {
+            steps += 1;
+            if claim((next() % groups as u64) as usize, &mut taken) {
+                done = true;
+                break;
+            }
+        }
+        if !done {
+            let start = (next() % groups as u64) as usize;
+            for i in 0..groups {
+                steps += 1;
+                if claim((start + i) % groups, &mut taken) {
+                    break;
+                }
+            }
+        }
+        total += steps;
+    }
+    total as f64 / threads as f64
 }
 
 /// E(X) of the model for T pages, A free, N threads, w bits per step.
@@ -280,6 +352,7 @@ pub fn run(gpu: &Gpu, options: &TasOptions, mut progress: impl FnMut(&str)) -> R
                 }
                 progress(&format!("{strategy} {percent}% free, {threads} threads"));
                 let (mut tas, mut was, mut max, mut failed) = (0.0, 0.0, 0, 0);
+                let mut sequential = 0.0;
                 for round in 0..options.rounds.max(1) {
                     let seed =
                         0x9e37_79b9u32.wrapping_mul(round + 1) ^ (threads << 8) ^ free as u32;
@@ -293,6 +366,10 @@ pub fn run(gpu: &Gpu, options: &TasOptions, mut progress: impl FnMut(&str)) -> R
                     was += groups.iter().sum::<f64>() / groups.len() as f64;
                     max = max.max(*steps.iter().max().unwrap_or(&0));
                     failed += f;
+                    if compiled != Strategy::Corw {
+                        sequential +=
+                            simulate(w, options.page_bits, (pages - free) as u32, threads, seed);
+                    }
                 }
                 let r = options.rounds.max(1) as f64;
                 let (tas, was) = (tas / r, was / r);
@@ -308,6 +385,7 @@ pub fn run(gpu: &Gpu, options: &TasOptions, mut progress: impl FnMut(&str)) -> R
                     tas,
                     tas_model: model,
                     deviation: (tas - model) / model,
+                    tas_sequential: (compiled != Strategy::Corw).then_some(sequential / r),
                     was32: was,
                     max_steps: max,
                     failed,
@@ -321,8 +399,8 @@ pub fn run(gpu: &Gpu, options: &TasOptions, mut progress: impl FnMut(&str)) -> R
 /// The rows as a Markdown table.
 pub fn markdown(rows: &[TasRow]) -> String {
     let mut s = String::from(
-        "| strategy | free | A (free pages) | N (threads) | TAS measured | TAS model | deviation | WAS (32 lanes) | max steps | failed |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n",
+        "| strategy | free | A (free pages) | N (threads) | TAS measured | TAS model (eq. 2/4) | deviation | TAS sequential (host) | measured vs sequential | WAS (32 lanes) | max steps | failed |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         let name = if r.compiled == r.strategy {
@@ -330,8 +408,15 @@ pub fn markdown(rows: &[TasRow]) -> String {
         } else {
             format!("{} (as {})", r.strategy, r.compiled)
         };
+        let (seq, vs) = match r.tas_sequential {
+            Some(q) => (
+                format!("{q:.3}"),
+                format!("{:+.1}%", 100.0 * (r.tas - q) / q),
+            ),
+            None => ("–".into(), "–".into()),
+        };
         s.push_str(&format!(
-            "| {name} | {}% | {} | {} | {:.3} | {:.3} | {:+.1}% | {:.2} | {} | {} |\n",
+            "| {name} | {}% | {} | {} | {:.3} | {:.3} | {:+.1}% | {seq} | {vs} | {:.2} | {} | {} |\n",
             r.free_percent,
             r.free_pages,
             r.threads,

@@ -24,6 +24,9 @@
 //   - free clears the start bit first (one winner: a second free of the same pointer, or a
 //     free of a pointer that is not a start, sees it clear: HEAP_INVALID_FREE), then the end
 //     bit, then the used bits, and returns the units to WALK_FREE last.
+//   - Placement: a walk's window starts at a random word, but a run starts where the free
+//     stretch containing that word begins (a bounded look back), i.e. right after used
+//     memory, so runs pack against each other instead of leaving short gaps.
 //   - Aggregation: where subgroups exist, the lanes of a subgroup asking for at most
 //     RWM_AGGREGATE_UNITS units each sum their requests (subgroupExclusiveAdd / subgroupAdd);
 //     the lowest such lane reserves and claims one run for the sum and shares its start
@@ -37,7 +40,9 @@
 //     claim race RWM_SWEEP_RESTARTS + 1 times returns HEAP_CONTENTION. Either way it gives
 //     its reservation back.
 //
-// Loops, all bounded: RWM_RANDOM_STEPS random windows of ceil(n / 32) + 1 words each; then
+// Loops, all bounded: RWM_RANDOM_STEPS random steps, each a grid slot (at most
+// RWM_MAX_WORDS words, two of them) and a window of ceil(n / 32) + 1 words after a look back of at most
+// ceil(n / 32) words; then
 // a sweep of every word once from a random start, restarted after a lost claim at most
 // RWM_SWEEP_RESTARTS times; claims and releases visit at most RWM_MAX_WORDS words; free's
 // search for the end bit reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
@@ -75,6 +80,22 @@ fn rwm_release(start: u32, n: u32) {
     }
 }
 
+// Whether used bits [start, start + n) are all clear (a read-only check before a claim).
+fn rwm_is_free(start: u32, n: u32) -> bool {
+    var u = start;
+    var left = n;
+    for (var i = 0u; i < RWM_MAX_WORDS && left > 0u; i++) {
+        let take = min(32u - (u & 31u), left);
+        heap_walk_steps += 1u;
+        if ((atomicLoad(&heap_meta[RWM_USED + (u >> 5u)]) & rwm_mask(u & 31u, take)) != 0u) {
+            return false;
+        }
+        u += take;
+        left -= take;
+    }
+    return true;
+}
+
 // Claims used bits [start, start + n): all of them, or none (see the invariants).
 fn rwm_claim(start: u32, n: u32) -> bool {
     var u = start;
@@ -108,15 +129,39 @@ fn rwm_run_in_word(free: u32, n: u32) -> u32 {
 
 // Scans `count` words from w0 (wrapping) for a run of n free units inside one segment.
 // Returns the run's first unit, or WALK_NONE.
-fn rwm_scan(w0: u32, count: u32, n: u32) -> u32 {
+// With `tight`, a window whose look back ran out inside a free stretch is given up: a run
+// placed there would leave a gap behind it (random steps then rely on the grid slots).
+fn rwm_scan(w0: u32, count: u32, n: u32, tight: bool) -> u32 {
     var run_start = 0u;
     var run_len = 0u;
+    // If w0 starts inside a free stretch, look back to where the stretch begins (at most
+    // the run's length, never into the previous segment), so that runs are placed right
+    // after used memory: random starts inside free stretches would otherwise leave gaps
+    // too short for anything (measured: 86 % utilisation for 1000-byte requests without).
+    if ((atomicLoad(&heap_meta[RWM_USED + w0]) & 1u) == 0u && w0 % RWM_SEGMENT_WORDS != 0u) {
+        var b = w0;
+        var bounded = false;
+        for (var k = 0u; k < (n + 31u) / 32u; k++) {
+            b -= 1u;
+            heap_walk_steps += 1u;
+            let used = atomicLoad(&heap_meta[RWM_USED + b]);
+            run_len += countLeadingZeros(used);
+            if (used != 0u || b % RWM_SEGMENT_WORDS == 0u) {
+                bounded = true;
+                break;
+            }
+        }
+        if (tight && !bounded) {
+            return WALK_NONE;
+        }
+        run_start = (w0 << 5u) - run_len;
+    }
     for (var i = 0u; i < count; i++) {
         var w = w0 + i;
         if (w >= RWM_WORDS) {
             w -= RWM_WORDS;
         }
-        if (w % RWM_SEGMENT_WORDS == 0u) {
+        if (w % RWM_SEGMENT_WORDS == 0u && i > 0u) {
             run_len = 0u; // a new segment (word 0 too, so runs never wrap)
         }
         heap_walk_steps += 1u;
@@ -152,9 +197,23 @@ fn rwm_scan(w0: u32, count: u32, n: u32) -> u32 {
 fn rwm_walk(n: u32, seed: u32) -> u32 {
     var rng = heap_hash(seed) | 1u;
     let window = min((n + 31u) / 32u + 1u, RWM_WORDS);
+    let segment_units = RWM_SEGMENT_WORDS * 32u;
     for (var step = 0u; step < RWM_RANDOM_STEPS; step++) {
         rng = heap_rng_next(rng);
-        let s = rwm_scan(rng % RWM_WORDS, window, n);
+        // First the slot of the n-unit grid of the segment that holds a random unit: runs of
+        // one size then tile a segment exactly (random placement without a grid jams at
+        // about 87 % for 1000-byte runs, the discrete parking problem).
+        let r = rng % RWM_UNITS;
+        let base = r - r % segment_units;
+        let end = min(base + segment_units, RWM_UNITS);
+        var slot = base + ((r - base) / n) * n;
+        for (var probe = 0u; probe < 2u; probe++) {
+            if (slot + n <= end && rwm_is_free(slot, n) && rwm_claim(slot, n)) {
+                return slot;
+            }
+            slot += n; // the neighbouring slot
+        }
+        let s = rwm_scan((slot - 2u * n) >> 5u, window, n, true);
         if (s != WALK_NONE && rwm_claim(s, n)) {
             return s;
         }
@@ -162,7 +221,7 @@ fn rwm_walk(n: u32, seed: u32) -> u32 {
     var w = rng % RWM_WORDS;
     var left = RWM_WORDS;
     for (var restart = 0u; restart <= RWM_SWEEP_RESTARTS && left > 0u; restart++) {
-        let s = rwm_scan(w, left, n);
+        let s = rwm_scan(w, left, n, false);
         if (s == WALK_NONE) {
             // The rest of the sweep saw no run: what is free is too fragmented.
             return WALK_NONE;

@@ -501,10 +501,22 @@ fn host_bad_input(
         ),
         |e| matches!(e, Error::TooLarge { .. }),
     );
-    if strategy == Strategy::RwBm {
+    if matches!(strategy, Strategy::RwBm | Strategy::Rw | Strategy::Corw) {
         expect(
             "page size 48",
             GpuHeap::with_config(device, queue, base.clone().page_size(48)),
+            |e| matches!(e, Error::InvalidConfig(_)),
+        );
+    }
+    if strategy == Strategy::RwMalloc {
+        expect(
+            "unit size 48",
+            GpuHeap::with_config(device, queue, base.clone().unit_size(48)),
+            |e| matches!(e, Error::InvalidConfig(_)),
+        );
+        expect(
+            "unit size 8",
+            GpuHeap::with_config(device, queue, base.clone().unit_size(8)),
             |e| matches!(e, Error::InvalidConfig(_)),
         );
     }

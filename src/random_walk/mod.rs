@@ -250,3 +250,82 @@ impl crate::GpuHeap {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::HeapLayout;
+
+    fn caps(features: wgpu::Features) -> DeviceCaps {
+        DeviceCaps {
+            features,
+            limits: wgpu::Limits {
+                max_storage_buffer_binding_size: 128 << 20,
+                max_buffer_size: 1 << 30,
+                max_storage_buffers_per_shader_stage: 16,
+                ..wgpu::Limits::default()
+            },
+            backend: None,
+        }
+    }
+
+    #[test]
+    fn corw_without_subgroups_is_planned_as_rw_bm() {
+        let config = HeapConfig::new(64 << 20).strategy(Strategy::Corw);
+        let bare = HeapLayout::plan(&config, &caps(wgpu::Features::empty())).unwrap();
+        assert_eq!(bare.strategy, Strategy::Corw);
+        assert_eq!(bare.compiled(), Strategy::RwBm);
+        assert!(bare.config_wgsl().contains("#define GPU_HEAP_RW_BM\n"));
+        assert!(!bare.config_wgsl().contains("GPU_HEAP_CORW"));
+        let full = HeapLayout::plan(&config, &caps(wgpu::Features::SUBGROUP)).unwrap();
+        assert_eq!(full.compiled(), Strategy::Corw);
+        assert!(full.config_wgsl().contains("#define GPU_HEAP_CORW\n"));
+        // Same state either way: a heap planned on one can be read as the other.
+        assert_eq!(bare.meta_words, full.meta_words);
+    }
+
+    #[test]
+    fn rw_malloc_geometry_and_validation() {
+        let c = caps(wgpu::Features::SUBGROUP);
+        let l =
+            HeapLayout::plan(&HeapConfig::new(512 << 20).strategy(Strategy::RwMalloc), &c).unwrap();
+        assert_eq!(l.max_alloc, 1 << 20);
+        assert_eq!(l.granted_bytes(24), 32);
+        assert_eq!(l.granted_bytes(1000), 1008);
+        // Four 128 MiB segments; runs do not cross them.
+        assert_eq!(
+            l.capacity_for(3 << 20 >> 2),
+            4 * ((128 << 20) / (768 << 10))
+        );
+        assert!(l.config_wgsl().contains("#define GPU_HEAP_SUBGROUPS"));
+        let bare = HeapLayout::plan(
+            &HeapConfig::new(1 << 20).strategy(Strategy::RwMalloc),
+            &caps(wgpu::Features::empty()),
+        )
+        .unwrap();
+        assert!(!bare.config_wgsl().contains("GPU_HEAP_SUBGROUPS"));
+        let bad = |config: HeapConfig| {
+            matches!(
+                HeapLayout::plan(&config.strategy(Strategy::RwMalloc), &c),
+                Err(Error::InvalidConfig(_))
+            )
+        };
+        assert!(bad(HeapConfig::new(1 << 20).unit_size(48)));
+        assert!(bad(HeapConfig::new(1 << 20).unit_size(8)));
+        assert!(bad(HeapConfig::new(256).unit_size(16)));
+        // Four segments of 16 units: a segment must hold whole bitmap words.
+        assert!(bad(HeapConfig::new(256 << 10)
+            .unit_size(4096)
+            .max_segment_size(64 << 10)));
+    }
+
+    #[test]
+    fn rw_keeps_a_flag_per_page() {
+        let c = caps(wgpu::Features::empty());
+        let rw = HeapLayout::plan(&HeapConfig::new(1 << 20).strategy(Strategy::Rw), &c).unwrap();
+        let bm = HeapLayout::plan(&HeapConfig::new(1 << 20).strategy(Strategy::RwBm), &c).unwrap();
+        assert_eq!(rw.meta_words - bm.meta_words, 4096 - 128);
+        assert_eq!(rw.capacity_for(256), 4096);
+        assert!(rw.config_wgsl().contains("#define GPU_HEAP_RW\n"));
+    }
+}

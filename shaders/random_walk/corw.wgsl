@@ -7,12 +7,14 @@
 // corw as RW-BM (src/random_walk.rs). Uses subgroupBallot, subgroupExclusiveAdd and
 // subgroupShuffle, without an `enable` line (naga 30 rejects `enable subgroups;`).
 //
-// One round: every lane that still needs a page reads one random bitmap word (a step).
-// Then passes hand bits out: in each pass the k-th lane still needing a page (in lane
-// order) receives, through subgroupShuffle, the lowest remaining free bit of the k-th lane
-// that still has one, and tries to claim it with one atomicOr; the giving lanes drop that
-// bit. Lanes that already have a page take part in the subgroup operations (their bits may
-// still serve others) but read no word.
+// One round: every lane holding a reservation reads one random bitmap word (a step), also
+// lanes already served: they produce bits for the others, as in the paper, so a subgroup
+// needs about as many rounds as its average lane would alone and WAS equals TAS (measured
+// on lavapipe, 1 % free: WAS over 8 lanes 3.8 against 9.5 for RW-BM; reading only in lanes
+// still in need gave 7.9). Then passes hand bits out: in each pass the k-th lane still
+// needing a page (in lane order) receives, through subgroupShuffle, the lowest remaining
+// free bit of the k-th lane that still has one, and tries to claim it with one atomicOr;
+// the giving lanes drop that bit.
 //
 // Divergence and correctness: only the lanes that called malloc are active, and every
 // subgroup operation sees those lanes (ballots are of `need`/`has` among them, ranks are
@@ -50,7 +52,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
         }
         var word = 0u;
         var free_bits = 0u;
-        if (need) {
+        if (ticket != 0u) {
             rng = heap_rng_next(rng);
             word = rng % RWBM_BITMAP_WORDS;
             heap_walk_steps += 1u;

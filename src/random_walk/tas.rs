@@ -84,8 +84,11 @@ pub struct TasRow {
     /// another on the host: the model's sequential process without its independence
     /// approximation. None for CoRW.
     pub tas_sequential: Option<f64>,
-    /// Mean over groups of 32 invocations of the group's maximum.
+    /// Mean over groups of 32 invocations of the group's maximum (the paper's warp).
     pub was32: f64,
+    /// The same over groups of the adapter's subgroup size (its minimum, per wgpu).
+    pub was_subgroup: f64,
+    pub subgroup_size: u32,
     /// The largest step count of any thread.
     pub max_steps: u32,
     /// Mallocs that returned NULL (should be 0).
@@ -334,6 +337,7 @@ pub fn run(gpu: &Gpu, options: &TasOptions, mut progress: impl FnMut(&str)) -> R
     }
     let pages = 1u64 << options.page_bits;
     let max_threads = options.threads.iter().copied().max().unwrap_or(0);
+    let lanes = gpu.adapter.get_info().subgroup_min_size.clamp(1, 128) as usize;
     let mut rows = Vec::new();
     for &strategy in &options.strategies {
         if !matches!(strategy, Strategy::Rw | Strategy::RwBm | Strategy::Corw) {
@@ -352,6 +356,7 @@ pub fn run(gpu: &Gpu, options: &TasOptions, mut progress: impl FnMut(&str)) -> R
                 }
                 progress(&format!("{strategy} {percent}% free, {threads} threads"));
                 let (mut tas, mut was, mut max, mut failed) = (0.0, 0.0, 0, 0);
+                let mut was_sg = 0.0;
                 let mut sequential = 0.0;
                 for round in 0..options.rounds.max(1) {
                     let seed =
@@ -359,11 +364,15 @@ pub fn run(gpu: &Gpu, options: &TasOptions, mut progress: impl FnMut(&str)) -> R
                     let (steps, f) =
                         tool.run(gpu, (pages - free) as u32, threads, seed, options.page_bits)?;
                     tas += steps.iter().map(|&s| s as f64).sum::<f64>() / threads as f64;
-                    let groups: Vec<f64> = steps
-                        .chunks(32)
-                        .map(|c| *c.iter().max().unwrap_or(&0) as f64)
-                        .collect();
-                    was += groups.iter().sum::<f64>() / groups.len() as f64;
+                    let was_of = |lanes: usize| {
+                        let groups: Vec<f64> = steps
+                            .chunks(lanes)
+                            .map(|c| *c.iter().max().unwrap_or(&0) as f64)
+                            .collect();
+                        groups.iter().sum::<f64>() / groups.len() as f64
+                    };
+                    was += was_of(32);
+                    was_sg += was_of(lanes);
                     max = max.max(*steps.iter().max().unwrap_or(&0));
                     failed += f;
                     if compiled != Strategy::Corw {
@@ -372,7 +381,7 @@ pub fn run(gpu: &Gpu, options: &TasOptions, mut progress: impl FnMut(&str)) -> R
                     }
                 }
                 let r = options.rounds.max(1) as f64;
-                let (tas, was) = (tas / r, was / r);
+                let (tas, was, was_sg) = (tas / r, was / r, was_sg / r);
                 let model = model_tas(pages, free, threads as u64, w);
                 rows.push(TasRow {
                     strategy,
@@ -387,6 +396,8 @@ pub fn run(gpu: &Gpu, options: &TasOptions, mut progress: impl FnMut(&str)) -> R
                     deviation: (tas - model) / model,
                     tas_sequential: (compiled != Strategy::Corw).then_some(sequential / r),
                     was32: was,
+                    was_subgroup: was_sg,
+                    subgroup_size: lanes as u32,
                     max_steps: max,
                     failed,
                 });
@@ -399,8 +410,8 @@ pub fn run(gpu: &Gpu, options: &TasOptions, mut progress: impl FnMut(&str)) -> R
 /// The rows as a Markdown table.
 pub fn markdown(rows: &[TasRow]) -> String {
     let mut s = String::from(
-        "| strategy | free | A (free pages) | N (threads) | TAS measured | TAS model (eq. 2/4) | deviation | TAS sequential (host) | measured vs sequential | WAS (32 lanes) | max steps | failed |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| strategy | free | A (free pages) | N (threads) | TAS measured | TAS model (eq. 2/4) | deviation | TAS sequential (host) | measured vs sequential | WAS (32 lanes) | WAS (subgroup) | max steps | failed |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         let name = if r.compiled == r.strategy {
@@ -416,7 +427,7 @@ pub fn markdown(rows: &[TasRow]) -> String {
             None => ("–".into(), "–".into()),
         };
         s.push_str(&format!(
-            "| {name} | {}% | {} | {} | {:.3} | {:.3} | {:+.1}% | {seq} | {vs} | {:.2} | {} | {} |\n",
+            "| {name} | {}% | {} | {} | {:.3} | {:.3} | {:+.1}% | {seq} | {vs} | {:.2} | {:.2} ({}) | {} | {} |\n",
             r.free_percent,
             r.free_pages,
             r.threads,
@@ -424,6 +435,8 @@ pub fn markdown(rows: &[TasRow]) -> String {
             r.tas_model,
             100.0 * r.deviation,
             r.was32,
+            r.was_subgroup,
+            r.subgroup_size,
             r.max_steps,
             r.failed
         ));

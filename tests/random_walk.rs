@@ -390,5 +390,10 @@ fn rw_malloc_utilisation_floor() {
         assert_eq!(r.corrupted + r.overlaps, 0, "{r:?}");
         assert!(r.granted >= 0.95, "utilisation below 95 %: {r:?}");
         assert!(r.allocations < r.attempts, "the heap never ran out: {r:?}");
+        assert_eq!(r.live_after_free, (0, 0), "{r:?}");
+        assert!(
+            r.refilled as f64 >= 0.99 * r.allocations as f64,
+            "the second fill got less back: {r:?}"
+        );
     }
 }

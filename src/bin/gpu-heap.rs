@@ -266,7 +266,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                 Duration::from_secs(watchdog_secs),
             )?;
             println!(
-                "{:<10} {:>8} {:>10} {:>10} {:>8} {:>9} {:>6} {:>6} {:>9}",
+                "{:<10} {:>8} {:>10} {:>10} {:>8} {:>9} {:>6} {:>6} {:>9} {:>10}",
                 "strategy",
                 "size",
                 "attempts",
@@ -275,12 +275,13 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                 "requested",
                 "oom",
                 "cont",
-                "corrupted"
+                "corrupted",
+                "refilled"
             );
             let mut bad = false;
             for r in &rows {
                 println!(
-                    "{:<10} {:>8} {:>10} {:>10} {:>7.2}% {:>8.2}% {:>6} {:>6} {:>9}",
+                    "{:<10} {:>8} {:>10} {:>10} {:>7.2}% {:>8.2}% {:>6} {:>6} {:>9} {:>10}",
                     r.strategy.name(),
                     r.size,
                     r.attempts,
@@ -289,9 +290,10 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                     100.0 * r.requested,
                     r.failures.out_of_memory,
                     r.failures.contention,
-                    r.corrupted + r.overlaps
+                    r.corrupted + r.overlaps,
+                    r.refilled
                 );
-                bad |= r.corrupted + r.overlaps > 0;
+                bad |= r.corrupted + r.overlaps > 0 || r.live_after_free != (0, 0);
             }
             if let Some(path) = json {
                 let report = serde_json::json!({

@@ -4,7 +4,7 @@
 //!
 //! One dispatch of more invocations than the heap can hold each mallocs `size` bytes and
 //! writes a pattern; the harness verifies the patterns and that no two allocations share a
-//! byte. Utilisation is granted bytes (size rounded up to the strategy's unit) over heap
+//! byte; then everything is freed and the heap filled again. Utilisation is granted bytes (size rounded up to the strategy's unit) over heap
 //! bytes; the requested fraction is shown beside it.
 
 use std::time::Duration;
@@ -33,6 +33,10 @@ pub struct Utilisation {
     /// Corrupted or overlapping allocations (must be 0).
     pub corrupted: u64,
     pub overlaps: u64,
+    /// Live allocations and bytes left after freeing everything (must be 0, 0).
+    pub live_after_free: (u64, u64),
+    /// Allocations of a second fill of the emptied heap (reuse after free).
+    pub refilled: u64,
 }
 
 /// Fills a fresh heap of `heap_bytes` with allocations of each size in turn.
@@ -77,6 +81,14 @@ pub fn measure(
         let tally = h.tally()?;
         let placement = h.placement()?;
         let stats = h.heap.stats()?;
+        // Free everything, then fill again: the freed memory must come back.
+        h.free(p)?;
+        let emptied = h.heap.stats()?;
+        h.clear_tally();
+        h.alloc(Params { round: 1, ..p })?;
+        h.verify(p)?;
+        let second = h.tally()?;
+        let second_placement = h.placement()?;
         let layout = h.heap.layout();
         let ok = tally[TALLY_OK] as u64;
         out.push(Utilisation {
@@ -89,8 +101,13 @@ pub fn measure(
             granted: (ok * layout.granted_bytes(size)) as f64 / layout.bytes as f64,
             requested: (ok * size as u64) as f64 / layout.bytes as f64,
             failures: stats.failures,
-            corrupted: tally[TALLY_CORRUPTED] as u64,
-            overlaps: placement.overlaps + placement.misplaced,
+            corrupted: (tally[TALLY_CORRUPTED] + second[TALLY_CORRUPTED]) as u64,
+            overlaps: placement.overlaps
+                + placement.misplaced
+                + second_placement.overlaps
+                + second_placement.misplaced,
+            live_after_free: (emptied.allocations_live, emptied.bytes_live),
+            refilled: second[TALLY_OK] as u64,
         });
     }
     Ok(out)

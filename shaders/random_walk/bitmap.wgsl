@@ -15,12 +15,21 @@
 //   - Bits past the last page are set by init and never cleared (free rejects those pages),
 //     so no walk can claim a page that does not exist.
 //
+//   - The summary (RWBM_SUMMARY, one bit per bitmap word, RWBM_SUMMARY_WORDS words) is a
+//     hint: bit set <=> the word was seen full. The claim that fills a word sets its bit,
+//     a free from a full word clears it. These two atomics are not ordered against the
+//     word's own (relaxed atomics), so a bit may be stale either way; the summary is only
+//     used to skip words in the first sweep, and a plain sweep follows it, so a stale bit
+//     costs steps, never a page.
+//
 // Loops: rwbm_claim_in_word makes at most 32 claim attempts (each failure sets one more bit
-// of its local copy); rwbm_sweep visits each of the RWBM_BITMAP_WORDS words once.
+// of its local copy); the summarised sweep reads each summary word once and tries each word
+// it does not mark full once; the plain sweep visits each of the RWBM_BITMAP_WORDS once.
 
 #include "walk.wgsl"
 
 const RWBM_BITMAP: u32 = WALK_STATE;
+const RWBM_SUMMARY: u32 = WALK_STATE + RWBM_BITMAP_WORDS;
 
 // Tries to claim a zero bit of bitmap word w. Returns the page index, or WALK_NONE.
 // `spread` rotates the choice among zero bits, so lanes that picked the same word try
@@ -34,6 +43,9 @@ fn rwbm_claim_in_word(w: u32, spread: u32) -> u32 {
         let mask = 1u << bit;
         let old = atomicOr(&heap_meta[RWBM_BITMAP + w], mask);
         if ((old & mask) == 0u) {
+            if ((old | mask) == 0xffffffffu) {
+                atomicOr(&heap_meta[RWBM_SUMMARY + (w >> 5u)], 1u << (w & 31u));
+            }
             return (w << 5u) + bit;
         }
         used = old | mask;
@@ -41,8 +53,32 @@ fn rwbm_claim_in_word(w: u32, spread: u32) -> u32 {
     return WALK_NONE;
 }
 
-// The fallback after the random steps: every word once, from `start`. Each word is a step.
+// The fallback after the random steps: first every summary word once, from the one that
+// holds `start`, trying the words it does not mark full; then, if the hints were stale,
+// every word once. Each word or summary word read is a step.
 fn rwbm_sweep(start: u32, spread: u32) -> u32 {
+    let first = start >> 5u;
+    for (var i = 0u; i < RWBM_SUMMARY_WORDS; i++) {
+        var s = first + i;
+        if (s >= RWBM_SUMMARY_WORDS) {
+            s -= RWBM_SUMMARY_WORDS;
+        }
+        heap_walk_steps += 1u;
+        var open = ~atomicLoad(&heap_meta[RWBM_SUMMARY + s]);
+        let words_here = min(32u, RWBM_BITMAP_WORDS - (s << 5u));
+        if (words_here < 32u) {
+            open &= (1u << words_here) - 1u;
+        }
+        for (var k = 0u; k < 32u && open != 0u; k++) {
+            let w = (s << 5u) + firstTrailingBit(open);
+            open &= open - 1u;
+            heap_walk_steps += 1u;
+            let page = rwbm_claim_in_word(w, spread);
+            if (page != WALK_NONE) {
+                return page;
+            }
+        }
+    }
     for (var i = 0u; i < RWBM_BITMAP_WORDS; i++) {
         var w = start + i;
         if (w >= RWBM_BITMAP_WORDS) {
@@ -68,9 +104,13 @@ fn strategy_free(ptr: u32) -> HeapFree {
     }
     let page = unit >> RWBM_PAGE_SHIFT;
     let mask = 1u << (page & 31u);
-    let old = atomicAnd(&heap_meta[RWBM_BITMAP + (page >> 5u)], ~mask);
+    let w = page >> 5u;
+    let old = atomicAnd(&heap_meta[RWBM_BITMAP + w], ~mask);
     if ((old & mask) == 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    if (old == 0xffffffffu) {
+        atomicAnd(&heap_meta[RWBM_SUMMARY + (w >> 5u)], ~(1u << (w & 31u)));
     }
     walk_unreserve(1u);
     return HeapFree(RWBM_PAGE_UNITS, HEAP_OK);
@@ -88,5 +128,9 @@ fn strategy_init(i: u32) {
 
 // For the TAS tool: marks `page` used without a malloc (the tool sets WALK_FREE itself).
 fn walk_prefill(page: u32) {
-    atomicOr(&heap_meta[RWBM_BITMAP + (page >> 5u)], 1u << (page & 31u));
+    let w = page >> 5u;
+    let mask = 1u << (page & 31u);
+    if ((atomicOr(&heap_meta[RWBM_BITMAP + w], mask) | mask) == 0xffffffffu) {
+        atomicOr(&heap_meta[RWBM_SUMMARY + (w >> 5u)], 1u << (w & 31u));
+    }
 }

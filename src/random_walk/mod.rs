@@ -146,10 +146,11 @@ pub(crate) fn plan(
         items: pages as u32,
         item_units: (page / UNIT_BYTES) as u32,
         bitmap_words: words as u32,
+        // RW: a flag per page. RW-BM and CoRW: the bitmap and its summary (a bit per word).
         state_words: if compiled == Strategy::Rw {
             pages
         } else {
-            words
+            words + words.div_ceil(32)
         },
         segment_words: 0,
         max_items: 1,
@@ -202,6 +203,7 @@ impl WalkGeometry {
                 ("RWBM_PAGE_UNITS", self.item_units as u64),
                 ("RWBM_PAGE_SHIFT", shift),
                 ("RWBM_BITMAP_WORDS", self.bitmap_words as u64),
+                ("RWBM_SUMMARY_WORDS", self.bitmap_words.div_ceil(32) as u64),
             ]
         }
     }
@@ -324,7 +326,7 @@ mod tests {
         let c = caps(wgpu::Features::empty());
         let rw = HeapLayout::plan(&HeapConfig::new(1 << 20).strategy(Strategy::Rw), &c).unwrap();
         let bm = HeapLayout::plan(&HeapConfig::new(1 << 20).strategy(Strategy::RwBm), &c).unwrap();
-        assert_eq!(rw.meta_words - bm.meta_words, 4096 - 128);
+        assert_eq!(rw.meta_words - bm.meta_words, 4096 - 128 - 4);
         assert_eq!(rw.capacity_for(256), 4096);
         assert!(rw.config_wgsl().contains("#define GPU_HEAP_RW\n"));
     }

@@ -149,12 +149,30 @@ pub fn simulate(w: u32, bits: u32, used: u32, threads: u32, seed: u32) -> f64 {
                 break;
             }
         }
-        if !done {
+        if !done && w == 1 {
             let start = (next() % groups as u64) as usize;
             for i in 0..groups {
                 steps += 1;
                 if claim((start + i) % groups, &mut taken) {
                     break;
+                }
+            }
+        } else if !done {
+            // bitmap.wgsl's summarised sweep: a step per summary word, and one per word it
+            // does not mark full (here the summary is exact).
+            let summaries = groups.div_ceil(32);
+            let first = (next() % groups as u64) as usize / 32;
+            'sweep: for i in 0..summaries {
+                let s = (first + i) % summaries;
+                steps += 1;
+                for g in s * 32..((s + 1) * 32).min(groups) {
+                    if (g * group..(g + 1) * group).all(|p| taken[p]) {
+                        continue;
+                    }
+                    steps += 1;
+                    if claim(g, &mut taken) {
+                        break 'sweep;
+                    }
                 }
             }
         }

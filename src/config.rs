@@ -114,7 +114,8 @@ pub struct HeapConfig {
     pub size: u64,
     /// The allocator.
     pub strategy: Strategy,
-    /// RW-BM page size in bytes: a power of two, at least 16. Also its largest malloc.
+    /// Page size in bytes of RW, RW-BM and CoRW: a power of two, at least 16. Also their
+    /// largest malloc.
     pub page_size: u32,
     /// The bind group index the heap's bindings are declared at in WGSL.
     pub bind_group_index: u32,

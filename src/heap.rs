@@ -385,7 +385,15 @@ fn flatten_layout(layout: &HeapLayout) -> Result<String> {
          // Buffers (usage STORAGE | COPY_DST), all in @group({group}):\n\
          //   @binding(0) heap_meta: {meta} bytes, zero-filled before first use and on reset.\n",
         version = env!("CARGO_PKG_VERSION"),
-        strategy = layout.strategy,
+        strategy = if layout.compiled() == layout.strategy {
+            layout.strategy.to_string()
+        } else {
+            format!(
+                "{} (compiled as {}: the device lacks subgroups)",
+                layout.strategy,
+                layout.compiled()
+            )
+        },
         meta = layout.meta_words * 4,
     );
     match layout.binding {

@@ -7,8 +7,8 @@
 // one; the expected number of steps is the paper's equation (4) with w = 32.
 // Invariants: see bitmap.wgsl.
 //
-// Loops, all bounded: RWBM_RANDOM_STEPS random words; then one sweep of every word from a
-// random start (bitmap.wgsl). If a reserved malloc still finds nothing (frees and claims
+// Loops, all bounded: RWBM_RANDOM_STEPS random words; then the summary-guided sweep and,
+// if its hints were stale, a plain sweep of every word (bitmap.wgsl). If a reserved malloc still finds nothing (frees and claims
 // racing past the sweep), it returns the reservation and fails with HEAP_CONTENTION.
 // The lock map of the paper is not used: it serves CoRW's sharing, and one atomicOr per
 // claim already decides a page's owner.

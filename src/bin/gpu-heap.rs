@@ -39,9 +39,12 @@ enum Command {
         /// Heap size, e.g. 512MiB or 8GiB.
         #[arg(long, default_value = "512MiB", value_parser = parse_bytes)]
         heap_size: u64,
-        /// RW-BM page size in bytes.
+        /// Page size in bytes of RW, RW-BM and CoRW.
         #[arg(long, default_value_t = 256)]
         page_size: u32,
+        /// RW_malloc's unit size in bytes.
+        #[arg(long, default_value_t = 16)]
+        unit_size: u32,
         /// Invocations per dispatch.
         #[arg(long, default_value_t = 16_384)]
         slots: u32,
@@ -174,6 +177,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             strategy,
             heap_size,
             page_size,
+            unit_size,
             slots,
             watchdog_secs,
             json,
@@ -187,6 +191,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             let options = Options {
                 heap_size,
                 page_size,
+                unit_size,
                 slots,
                 watchdog: Duration::from_secs(watchdog_secs),
                 ..Options::default()
@@ -411,6 +416,7 @@ struct Report<'a> {
     date: String,
     heap_size: u64,
     page_size: u32,
+    unit_size: u32,
     slots: u32,
     results: &'a [ScenarioResult],
 }
@@ -490,6 +496,7 @@ fn run_conformance(
             date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
             heap_size: options.heap_size,
             page_size: options.page_size,
+            unit_size: options.unit_size,
             slots: options.slots,
             results: &results,
         };

@@ -397,3 +397,61 @@ fn rw_malloc_utilisation_floor() {
         );
     }
 }
+
+/// Where subgroups exist, RW_malloc serves the small requests of a subgroup with one walk.
+#[test]
+fn rw_malloc_aggregates_small_requests() {
+    let gpu = gpu();
+    let heap = GpuHeap::with_config(
+        &gpu.device,
+        &gpu.queue,
+        HeapConfig::new(4 << 20)
+            .strategy(Strategy::RwMalloc)
+            .count_steps(true),
+    )
+    .unwrap();
+    let module = heap
+        .create_shader_module(
+            "aggregate",
+            "#include \"alloc.wgsl\"\n\
+             @compute @workgroup_size(64)\n\
+             fn main(@builtin(global_invocation_id) id: vec3<u32>) {\n\
+                 let p = malloc(16u + (id.x % 3u) * 16u);\n\
+                 if (p != 0u) { heap_store(p, 0u, id.x); }\n\
+             }",
+        )
+        .unwrap();
+    let pipeline = heap
+        .compute_pipeline("aggregate", &module, "main", &[])
+        .unwrap();
+    let n = 8192u32;
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, heap.bind_group(), &[]);
+        pass.dispatch_workgroups(n / 64, 1, 1);
+    }
+    gpu_heap::submit_and_wait(
+        &gpu.device,
+        &gpu.queue,
+        encoder,
+        Duration::from_secs(60),
+        "aggregate",
+    )
+    .unwrap();
+    let stats = heap.stats().unwrap();
+    assert_eq!(stats.allocations_live, n as u64);
+    assert_eq!(stats.failures.total(), 0);
+    // 1, 2 and 3 units in turn: 16 KiB per 1024 invocations.
+    assert_eq!(
+        stats.bytes_live,
+        (n as u64 / 3) * 96 + [0, 16, 48][n as usize % 3]
+    );
+    let walks = heap.walk_steps().unwrap().unwrap().walks;
+    if gpu.device.features().contains(wgpu::Features::SUBGROUP) {
+        assert!(walks * 2 <= n as u64, "{walks} walks for {n} small mallocs");
+    } else {
+        assert_eq!(walks, n as u64);
+    }
+}

@@ -32,9 +32,13 @@
 //     the lowest such lane reserves and claims one run for the sum and shares its start
 //     (subgroupShuffle); each lane marks its own piece's end and start bits, so pieces are
 //     freed one by one. Only lanes that called malloc take part (ballots of active lanes).
-//     If the shared run fails, every lane falls back to its own walk. A lane that finds its
-//     start bit already set (only possible if a backend split the subgroup between the
-//     operations) does not use the piece and fails with HEAP_CONTENTION.
+//     If the shared run fails, every lane falls back to its own walk. Unlike CoRW (where a
+//     shared value is only a candidate), a lane here uses the leader's run without an atomic
+//     of its own, so this relies on the lanes that took part in the ballot reading the
+//     leader's values after it wrote them (they reconverge after the leader's branch). A tag
+//     hashed from the start and the sum guards against reading unwritten registers, and a
+//     lane that finds its start bit already set does not use the piece (HEAP_CONTENTION);
+//     a stale but well-formed value from the leader's previous call is not detectable.
 //   - Free units fragmented into runs too short for a request: a reserved malloc whose
 //     sweep reaches its end without a run returns HEAP_OUT_OF_MEMORY; one that loses its
 //     claim race RWM_SWEEP_RESTARTS + 1 times returns HEAP_CONTENTION. Either way it gives
@@ -306,9 +310,15 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
                 }
             }
         }
-        let got = subgroupShuffle(base, sg_first(small_mask));
-        let got_total = subgroupShuffle(total, sg_first(small_mask));
-        if (small && got < RWM_UNITS && offset + n <= got_total) {
+        // The leader's start, and a tag binding it to the sum every lane computed: a lane
+        // that reads the leader's registers before the leader has written them (possible
+        // only if a backend does not reconverge the lanes after the leader's branch) sees a
+        // mismatch and walks on its own instead.
+        let leader_lane = sg_first(small_mask);
+        let got = subgroupShuffle(base, leader_lane);
+        let got_tag = subgroupShuffle(heap_hash(base ^ total ^ 0x5bd1e995u), leader_lane);
+        if (small && got < RWM_UNITS && offset + n <= total
+            && got_tag == heap_hash(got ^ total ^ 0x5bd1e995u)) {
             if (rwm_mark(got + offset, n)) {
                 return rwm_alloc(got + offset, n);
             }

@@ -34,6 +34,15 @@
 #ifdef GPU_HEAP_RW_BM
 #include "random_walk/rw_bm.wgsl"
 #endif
+#ifdef GPU_HEAP_RW
+#include "random_walk/rw.wgsl"
+#endif
+#ifdef GPU_HEAP_CORW
+#include "random_walk/corw.wgsl"
+#endif
+#ifdef GPU_HEAP_RW_MALLOC
+#include "random_walk/rw_malloc.wgsl"
+#endif
 
 var<private> heap_status: u32 = HEAP_OK;
 

@@ -13,17 +13,33 @@ pub enum Strategy {
     Bump,
     /// Random walk over a bitmap of fixed-size pages (Pham & Tu, section 4.1).
     RwBm,
+    /// Basic random walk: one used flag per page (Pham & Tu, section 3).
+    Rw,
+    /// Collaborative random walk over the RW-BM bitmap, pages shared within a subgroup
+    /// (Pham & Tu, section 4.2); RW-BM on devices without subgroups.
+    Corw,
+    /// Runs of consecutive free units of any size (Pham & Tu, section 4.3).
+    RwMalloc,
 }
 
 impl Strategy {
     /// Every strategy, in the order the CLI lists them.
-    pub const ALL: &'static [Strategy] = &[Strategy::Bump, Strategy::RwBm];
+    pub const ALL: &'static [Strategy] = &[
+        Strategy::Bump,
+        Strategy::RwBm,
+        Strategy::Rw,
+        Strategy::Corw,
+        Strategy::RwMalloc,
+    ];
 
     /// The shared name (`bump`, `rw-bm`, ...).
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Bump => "bump",
             Strategy::RwBm => "rw-bm",
+            Strategy::Rw => "rw",
+            Strategy::Corw => "corw",
+            Strategy::RwMalloc => "rw-malloc",
         }
     }
 
@@ -32,6 +48,9 @@ impl Strategy {
         match self {
             Strategy::Bump => "GPU_HEAP_BUMP",
             Strategy::RwBm => "GPU_HEAP_RW_BM",
+            Strategy::Rw => "GPU_HEAP_RW",
+            Strategy::Corw => "GPU_HEAP_CORW",
+            Strategy::RwMalloc => "GPU_HEAP_RW_MALLOC",
         }
     }
 
@@ -43,7 +62,7 @@ impl Strategy {
     /// Whether the strategy hands out pages of one configured size
     /// ([`HeapConfig::page_size`]), which is then also its largest malloc.
     pub fn has_fixed_pages(self) -> bool {
-        matches!(self, Strategy::RwBm)
+        matches!(self, Strategy::Rw | Strategy::RwBm | Strategy::Corw)
     }
 
     /// Whether freeing an already freed block is detected and counted as an invalid free.
@@ -116,7 +135,8 @@ pub struct HeapConfig {
     pub size: u64,
     /// The allocator.
     pub strategy: Strategy,
-    /// RW-BM page size in bytes: a power of two, at least 16. Also its largest malloc.
+    /// Page size in bytes of RW, RW-BM and CoRW: a power of two, at least 16. Also their
+    /// largest malloc.
     pub page_size: u32,
     /// The bind group index the heap's bindings are declared at in WGSL.
     pub bind_group_index: u32,
@@ -131,6 +151,11 @@ pub struct HeapConfig {
     pub watchdog: Duration,
     /// What the device counts.
     pub statistics: Statistics,
+    /// RW_malloc's unit in bytes: a power of two, at least 16; sizes round up to it.
+    pub unit_size: u32,
+    /// Instrumented build: random walks count their steps (`#define GPU_HEAP_COUNT_STEPS`),
+    /// readable with [`crate::GpuHeap::walk_steps`].
+    pub count_steps: bool,
 }
 
 impl HeapConfig {
@@ -146,6 +171,8 @@ impl HeapConfig {
             max_separate_bindings: 4,
             watchdog: Duration::from_secs(60),
             statistics: Statistics::Full,
+            unit_size: 16,
+            count_steps: false,
         }
     }
 
@@ -186,6 +213,16 @@ impl HeapConfig {
 
     pub fn statistics(mut self, statistics: Statistics) -> Self {
         self.statistics = statistics;
+        self
+    }
+
+    pub fn unit_size(mut self, bytes: u32) -> Self {
+        self.unit_size = bytes;
+        self
+    }
+
+    pub fn count_steps(mut self, on: bool) -> Self {
+        self.count_steps = on;
         self
     }
 }

@@ -317,6 +317,19 @@ impl GpuHeap {
         Ok(raw.into())
     }
 
+    /// Reads `words` words of heap_meta from `word` (waits for submitted work first).
+    pub(crate) fn read_meta(&self, word: u64, words: u64) -> Result<Vec<u32>> {
+        let bytes = gpu::read_buffer(
+            &self.device,
+            &self.queue,
+            &self.meta,
+            word * 4,
+            words * 4,
+            self.config.watchdog,
+        )?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
     /// The self-contained WGSL of `alloc.wgsl` for this heap (see [`flatten`]).
     pub fn flatten(&self) -> Result<String> {
         flatten_layout(&self.layout)
@@ -372,7 +385,15 @@ fn flatten_layout(layout: &HeapLayout) -> Result<String> {
          // Buffers (usage STORAGE | COPY_DST), all in @group({group}):\n\
          //   @binding(0) heap_meta: {meta} bytes, zero-filled before first use and on reset.\n",
         version = env!("CARGO_PKG_VERSION"),
-        strategy = layout.strategy,
+        strategy = if layout.compiled() == layout.strategy {
+            layout.strategy.to_string()
+        } else {
+            format!(
+                "{} (compiled as {}: the device lacks subgroups)",
+                layout.strategy,
+                layout.compiled()
+            )
+        },
         meta = layout.meta_words * 4,
     );
     match layout.binding {

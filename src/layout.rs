@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use crate::config::{HeapConfig, SegmentBinding, Statistics, Strategy};
 use crate::error::{Error, Result};
+use crate::random_walk::{self, WalkGeometry};
 use crate::stats::STAT_WORDS;
 
 /// Bytes per heap unit; handles count units, so this is also malloc's alignment.
@@ -51,14 +52,6 @@ pub enum SegmentBindingKind {
     Separate,
 }
 
-/// RW-BM's page geometry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct PageGeometry {
-    pub pages: u32,
-    pub page_units: u32,
-    pub bitmap_words: u32,
-}
-
 /// The planned heap.
 #[derive(Clone, Debug)]
 pub struct HeapLayout {
@@ -76,7 +69,10 @@ pub struct HeapLayout {
     pub max_alloc: u32,
     pub bind_group_index: u32,
     pub statistics: Statistics,
-    pub(crate) pages: Option<PageGeometry>,
+    /// Random-walk strategies' geometry (src/random_walk).
+    pub(crate) walk: Option<WalkGeometry>,
+    /// Instrumented build (`#define GPU_HEAP_COUNT_STEPS`).
+    pub count_steps: bool,
 }
 
 impl HeapLayout {
@@ -124,37 +120,22 @@ impl HeapLayout {
 
         let binding = resolve_binding(config, caps, segment_count)?;
 
-        let (max_alloc, pages) = match config.strategy {
+        let (max_alloc, walk) = match config.strategy {
             Strategy::Bump => (BUMP_MAX_ALLOC.min(stride).min(bytes), None),
-            Strategy::RwBm => {
-                let page = config.page_size as u64;
-                if !page.is_power_of_two() || page < UNIT_BYTES {
-                    return Err(Error::InvalidConfig(format!(
-                        "page_size must be a power of two of at least 16 bytes, not {page}"
-                    )));
-                }
-                if page > stride {
-                    return Err(Error::InvalidConfig(format!(
-                        "page_size {page} is larger than a segment ({stride} bytes)"
-                    )));
-                }
-                let pages = bytes / page;
-                if pages == 0 {
-                    return Err(Error::InvalidConfig(format!(
-                        "a heap of {bytes} bytes holds no page of {page} bytes"
-                    )));
-                }
-                let geometry = PageGeometry {
-                    pages: pages as u32,
-                    page_units: (page / UNIT_BYTES) as u32,
-                    bitmap_words: pages.div_ceil(32) as u32,
-                };
-                (page, Some(geometry))
+            s if random_walk::is_random_walk(s) => {
+                let (max, geometry) =
+                    random_walk::plan(config, caps, bytes, stride, segment_count)?;
+                (max, Some(geometry))
+            }
+            s => {
+                return Err(Error::InvalidConfig(format!(
+                    "strategy {s} is not planned by this build"
+                )))
             }
         };
 
         let meta_words =
-            STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + pages.map_or(0, |p| p.bitmap_words as u64);
+            STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + walk.map_or(0, |w| w.state_words);
         let meta_bytes = meta_words * 4;
         if meta_bytes
             > limits
@@ -176,8 +157,15 @@ impl HeapLayout {
             max_alloc: max_alloc as u32,
             bind_group_index: config.bind_group_index,
             statistics: config.statistics,
-            pages,
+            walk,
+            count_steps: config.count_steps,
         })
+    }
+
+    /// The strategy the shaders are compiled as: the configured one, except CoRW on a
+    /// device without subgroups, which runs as RW-BM (same state, same free).
+    pub fn compiled(&self) -> Strategy {
+        self.walk.map_or(self.strategy, |w| w.compiled)
     }
 
     /// User-memory units of 16 bytes.
@@ -194,14 +182,15 @@ impl HeapLayout {
     pub fn init_invocations(&self) -> u32 {
         match self.strategy {
             Strategy::Bump => 0,
-            Strategy::RwBm => 1,
+            s if random_walk::is_random_walk(s) => 1,
+            _ => 0,
         }
     }
 
     /// How many allocations of `size` bytes fit in an empty heap.
     pub fn capacity_for(&self, size: u32) -> u64 {
-        match self.pages {
-            Some(p) => p.pages as u64,
+        match self.walk {
+            Some(w) => w.capacity_for(size, &self.segment_sizes),
             None => {
                 // Bump: blocks do not cross segments.
                 let units = (size as u64).div_ceil(UNIT_BYTES).max(1);
@@ -215,8 +204,8 @@ impl HeapLayout {
 
     /// Bytes a malloc of `size` takes from the heap.
     pub fn granted_bytes(&self, size: u32) -> u64 {
-        match self.pages {
-            Some(p) => p.page_units as u64 * UNIT_BYTES,
+        match self.walk {
+            Some(w) => w.granted_bytes(size),
             None => (size as u64).div_ceil(UNIT_BYTES) * UNIT_BYTES,
         }
     }
@@ -234,10 +223,16 @@ impl HeapLayout {
             self.bytes,
             n,
             self.binding,
-            self.strategy.define()
+            self.compiled().define()
         );
         if self.statistics == Statistics::Full {
             let _ = writeln!(s, "#define GPU_HEAP_FULL_STATISTICS");
+        }
+        if self.count_steps {
+            let _ = writeln!(s, "#define GPU_HEAP_COUNT_STEPS");
+        }
+        for define in self.walk.map_or(vec![], |w| w.defines()) {
+            let _ = writeln!(s, "#define {define}");
         }
         let mut constant = |name: &str, value: u64| {
             let _ = writeln!(s, "const {name}: u32 = {value}u;");
@@ -249,11 +244,8 @@ impl HeapLayout {
         constant("HEAP_MAX_ALLOC", self.max_alloc as u64);
         constant("HEAP_META_WORDS", self.meta_words);
         constant("STRATEGY_INIT_INVOCATIONS", self.init_invocations() as u64);
-        if let Some(p) = self.pages {
-            constant("RWBM_PAGES", p.pages as u64);
-            constant("RWBM_PAGE_UNITS", p.page_units as u64);
-            constant("RWBM_PAGE_SHIFT", p.page_units.trailing_zeros() as u64);
-            constant("RWBM_BITMAP_WORDS", p.bitmap_words as u64);
+        for (name, value) in self.walk.map_or(vec![], |w| w.wgsl()) {
+            constant(name, value);
         }
         let _ = writeln!(
             s,
@@ -420,7 +412,7 @@ mod tests {
         assert_eq!(l.bytes, 1008);
         assert_eq!(l.segment_sizes, vec![1008]);
         assert_eq!(l.segment_shift, 6);
-        assert_eq!(l.pages.unwrap().pages, 3);
+        assert_eq!(l.walk.unwrap().items, 3);
     }
 
     #[test]

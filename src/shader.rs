@@ -42,6 +42,34 @@ const LIBRARY: &[(&str, &str)] = &[
         include_str!("../shaders/bench/subgroup.wgsl"),
     ),
     (
+        "random_walk/walk.wgsl",
+        include_str!("../shaders/random_walk/walk.wgsl"),
+    ),
+    (
+        "random_walk/bitmap.wgsl",
+        include_str!("../shaders/random_walk/bitmap.wgsl"),
+    ),
+    (
+        "random_walk/rw.wgsl",
+        include_str!("../shaders/random_walk/rw.wgsl"),
+    ),
+    (
+        "random_walk/subgroup.wgsl",
+        include_str!("../shaders/random_walk/subgroup.wgsl"),
+    ),
+    (
+        "random_walk/corw.wgsl",
+        include_str!("../shaders/random_walk/corw.wgsl"),
+    ),
+    (
+        "random_walk/rw_malloc.wgsl",
+        include_str!("../shaders/random_walk/rw_malloc.wgsl"),
+    ),
+    (
+        "random_walk/tas.wgsl",
+        include_str!("../shaders/random_walk/tas.wgsl"),
+    ),
+    (
         "conformance/kernels.wgsl",
         include_str!("../shaders/conformance/kernels.wgsl"),
     ),

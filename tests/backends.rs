@@ -24,8 +24,15 @@ fn modules(binding: SegmentBinding) -> Vec<(String, naga::Module, ModuleInfo)> {
         let config = HeapConfig::new(512 << 20)
             .strategy(strategy)
             .segment_binding(binding);
-        let composer = composer(&config, &limits(), BINDING_ARRAY_FEATURES).unwrap();
-        for file in SHADERS {
+        // With subgroups, so CoRW and RW_malloc's aggregation are compiled in.
+        let features = BINDING_ARRAY_FEATURES | wgpu::Features::SUBGROUP;
+        let plain = composer(&config, &limits(), features).unwrap();
+        let random_walk = !matches!(strategy, Strategy::Bump);
+        // The random walks' instrumented build and the TAS tool's kernels.
+        let instrumented =
+            composer(&config.clone().count_steps(true), &limits(), features).unwrap();
+        let extra = random_walk.then_some((&instrumented, "random_walk/tas.wgsl"));
+        for (composer, file) in SHADERS.iter().map(|f| (&plain, *f)).chain(extra) {
             let name = format!("{strategy} {binding:?} {file}");
             let module = composer
                 .compose_library(file)

@@ -39,4 +39,19 @@ conformance_tests! {
     rw_bm_exhaustion: Strategy::RwBm, Scenario::Exhaustion;
     rw_bm_device_bad_input: Strategy::RwBm, Scenario::DeviceBadInput;
     rw_bm_host_bad_input: Strategy::RwBm, Scenario::HostBadInput;
+    rw_basic: Strategy::Rw, Scenario::Basic;
+    rw_churn: Strategy::Rw, Scenario::Churn;
+    rw_exhaustion: Strategy::Rw, Scenario::Exhaustion;
+    rw_device_bad_input: Strategy::Rw, Scenario::DeviceBadInput;
+    rw_host_bad_input: Strategy::Rw, Scenario::HostBadInput;
+    corw_basic: Strategy::Corw, Scenario::Basic;
+    corw_churn: Strategy::Corw, Scenario::Churn;
+    corw_exhaustion: Strategy::Corw, Scenario::Exhaustion;
+    corw_device_bad_input: Strategy::Corw, Scenario::DeviceBadInput;
+    corw_host_bad_input: Strategy::Corw, Scenario::HostBadInput;
+    rw_malloc_basic: Strategy::RwMalloc, Scenario::Basic;
+    rw_malloc_churn: Strategy::RwMalloc, Scenario::Churn;
+    rw_malloc_exhaustion: Strategy::RwMalloc, Scenario::Exhaustion;
+    rw_malloc_device_bad_input: Strategy::RwMalloc, Scenario::DeviceBadInput;
+    rw_malloc_host_bad_input: Strategy::RwMalloc, Scenario::HostBadInput;
 }

@@ -1,4 +1,4 @@
-//! The gpu-heap command line: `info`, `conformance` and `flatten`.
+//! The gpu-heap command line: `info`, `conformance`, `tas`, `utilisation` and `flatten`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,6 +7,8 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use gpu_heap::bench::{self, Test};
 use gpu_heap::conformance::{self, Options, Scenario, ScenarioResult};
+use gpu_heap::random_walk::tas::{self, TasOptions};
+use gpu_heap::random_walk::utilisation;
 use gpu_heap::{AdapterDescription, Gpu, HeapConfig, Strategy};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -38,9 +40,12 @@ enum Command {
         /// Heap size, e.g. 512MiB or 8GiB.
         #[arg(long, default_value = "512MiB", value_parser = parse_bytes)]
         heap_size: u64,
-        /// RW-BM page size in bytes.
+        /// Page size in bytes of RW, RW-BM and CoRW.
         #[arg(long, default_value_t = 256)]
         page_size: u32,
+        /// RW_malloc's unit size in bytes.
+        #[arg(long, default_value_t = 16)]
+        unit_size: u32,
         /// Invocations per dispatch.
         #[arg(long, default_value_t = 16_384)]
         slots: u32,
@@ -86,6 +91,61 @@ enum Command {
         /// Write the comparison with the reference numbers (DESIGN.md) as Markdown here.
         #[arg(long)]
         markdown: Option<PathBuf>,
+    },
+    /// Measure the random walks' average steps per thread (TAS) against Pham & Tu's model.
+    Tas {
+        #[arg(long)]
+        adapter: Option<String>,
+        /// Strategies (rw, rw-bm, corw; default all three).
+        #[arg(long, value_parser = parse_strategy)]
+        strategy: Vec<Strategy>,
+        /// log2 of the number of pages (20: the paper's 1M pages).
+        #[arg(long, default_value_t = 20)]
+        page_bits: u32,
+        /// Free fractions in percent, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "50,10,1,0.5")]
+        free: Vec<f64>,
+        /// Thread counts, comma-separated.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "1000,2000,3000,4000,5000"
+        )]
+        threads: Vec<u32>,
+        /// Repetitions with different prefills, averaged.
+        #[arg(long, default_value_t = 3)]
+        rounds: u32,
+        #[arg(long, default_value_t = 120)]
+        watchdog_secs: u64,
+        /// Write the rows as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write the Markdown table here.
+        #[arg(long)]
+        markdown: Option<PathBuf>,
+    },
+    /// Out-of-memory utilisation: fill a heap with one size until NULL, per size.
+    Utilisation {
+        #[arg(long)]
+        adapter: Option<String>,
+        #[arg(long, value_parser = parse_strategy, default_value = "rw-malloc")]
+        strategy: Strategy,
+        #[arg(long, default_value = "16MiB", value_parser = parse_bytes)]
+        heap_size: u64,
+        /// RW_malloc unit (and page size of page-based strategies) in bytes.
+        #[arg(long, default_value_t = 16)]
+        unit_size: u32,
+        /// Request sizes in bytes, comma-separated.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "24,100,200,1000,3000,5000,50000"
+        )]
+        sizes: Vec<u32>,
+        #[arg(long, default_value_t = 120)]
+        watchdog_secs: u64,
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
     /// Print a self-contained alloc.wgsl for WebGPU users outside Rust.
     Flatten {
@@ -158,6 +218,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             strategy,
             heap_size,
             page_size,
+            unit_size,
             slots,
             watchdog_secs,
             json,
@@ -171,6 +232,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             let options = Options {
                 heap_size,
                 page_size,
+                unit_size,
                 slots,
                 watchdog: Duration::from_secs(watchdog_secs),
                 ..Options::default()
@@ -208,6 +270,124 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             options.rounds = rounds;
             options.watchdog = Duration::from_secs(watchdog_secs);
             run_bench(&gpu, &options, json, csv, plots, markdown)
+        }
+        Command::Tas {
+            adapter,
+            strategy,
+            page_bits,
+            free,
+            threads,
+            rounds,
+            watchdog_secs,
+            json,
+            markdown,
+        } => {
+            let gpu = Gpu::open(adapter.as_deref())?;
+            let mut options = TasOptions {
+                page_bits,
+                free_percent: free,
+                threads,
+                rounds,
+                watchdog: Duration::from_secs(watchdog_secs),
+                ..TasOptions::default()
+            };
+            if !strategy.is_empty() {
+                options.strategies = strategy;
+            }
+            let adapter = gpu.describe();
+            println!(
+                "adapter {} ({}, {})",
+                adapter.name, adapter.backend, adapter.driver
+            );
+            let rows = tas::run(&gpu, &options, |what| eprintln!("  {what}"))?;
+            let table = tas::markdown(&rows);
+            print!("{table}");
+            if let Some(path) = markdown {
+                std::fs::write(&path, &table)
+                    .map_err(|source| gpu_heap::Error::Io { path, source })?;
+            }
+            if let Some(path) = json {
+                let report = serde_json::json!({
+                    "adapter": adapter,
+                    "date": chrono::Utc::now().format("%Y-%m-%d").to_string(),
+                    "pages": 1u64 << options.page_bits,
+                    "rounds": options.rounds,
+                    "results": rows,
+                });
+                let text = serde_json::to_string_pretty(&report).expect("serialisable");
+                std::fs::write(&path, text)
+                    .map_err(|source| gpu_heap::Error::Io { path, source })?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Utilisation {
+            adapter,
+            strategy,
+            heap_size,
+            unit_size,
+            sizes,
+            watchdog_secs,
+            json,
+        } => {
+            let gpu = Gpu::open(adapter.as_deref())?;
+            let adapter = gpu.describe();
+            println!(
+                "adapter {} ({}, {})",
+                adapter.name, adapter.backend, adapter.driver
+            );
+            let rows = utilisation::measure(
+                &gpu,
+                strategy,
+                heap_size,
+                unit_size,
+                &sizes,
+                Duration::from_secs(watchdog_secs),
+            )?;
+            println!(
+                "{:<10} {:>8} {:>10} {:>10} {:>8} {:>9} {:>6} {:>6} {:>9} {:>10}",
+                "strategy",
+                "size",
+                "attempts",
+                "allocs",
+                "granted",
+                "requested",
+                "oom",
+                "cont",
+                "corrupted",
+                "refilled"
+            );
+            let mut bad = false;
+            for r in &rows {
+                println!(
+                    "{:<10} {:>8} {:>10} {:>10} {:>7.2}% {:>8.2}% {:>6} {:>6} {:>9} {:>10}",
+                    r.strategy.name(),
+                    r.size,
+                    r.attempts,
+                    r.allocations,
+                    100.0 * r.granted,
+                    100.0 * r.requested,
+                    r.failures.out_of_memory,
+                    r.failures.contention,
+                    r.corrupted + r.overlaps,
+                    r.refilled
+                );
+                bad |= r.corrupted + r.overlaps > 0 || r.live_after_free != (0, 0);
+            }
+            if let Some(path) = json {
+                let report = serde_json::json!({
+                    "adapter": adapter,
+                    "date": chrono::Utc::now().format("%Y-%m-%d").to_string(),
+                    "results": rows,
+                });
+                let text = serde_json::to_string_pretty(&report).expect("serialisable");
+                std::fs::write(&path, text)
+                    .map_err(|source| gpu_heap::Error::Io { path, source })?;
+            }
+            Ok(if bad {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Command::Flatten {
             strategy,
@@ -309,6 +489,7 @@ struct Report<'a> {
     date: String,
     heap_size: u64,
     page_size: u32,
+    unit_size: u32,
     slots: u32,
     results: &'a [ScenarioResult],
 }
@@ -388,6 +569,7 @@ fn run_conformance(
             date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
             heap_size: options.heap_size,
             page_size: options.page_size,
+            unit_size: options.unit_size,
             slots: options.slots,
             results: &results,
         };

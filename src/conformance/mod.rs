@@ -5,7 +5,7 @@
 //! and compares the heap's statistics with what the kernels saw. Every dispatch runs under
 //! the watchdog, so a hang fails the scenario instead of stalling the run.
 
-mod harness;
+pub(crate) mod harness;
 
 use std::time::{Duration, Instant};
 
@@ -62,8 +62,10 @@ pub struct Options {
     pub heap_size: u64,
     /// Caps segment sizes, to exercise several segments on a small heap.
     pub max_segment_size: Option<u64>,
-    /// RW-BM page size.
+    /// Page size of the page-based strategies (RW, RW-BM, CoRW).
     pub page_size: u32,
+    /// RW_malloc's unit size.
+    pub unit_size: u32,
     /// Invocations (slots) per dispatch.
     pub slots: u32,
     /// Rounds of the churn scenario.
@@ -78,6 +80,7 @@ impl Default for Options {
             heap_size: 512 << 20,
             max_segment_size: None,
             page_size: 256,
+            unit_size: 16,
             slots: 16_384,
             churn_rounds: 8,
             watchdog: Duration::from_secs(60),
@@ -200,6 +203,7 @@ fn heap_config(strategy: Strategy, options: &Options) -> HeapConfig {
     let mut c = HeapConfig::new(options.heap_size)
         .strategy(strategy)
         .page_size(options.page_size)
+        .unit_size(options.unit_size)
         .watchdog(options.watchdog);
     if let Some(max) = options.max_segment_size {
         c = c.max_segment_size(max);
@@ -501,10 +505,22 @@ fn host_bad_input(
         ),
         |e| matches!(e, Error::TooLarge { .. }),
     );
-    if strategy == Strategy::RwBm {
+    if matches!(strategy, Strategy::RwBm | Strategy::Rw | Strategy::Corw) {
         expect(
             "page size 48",
             GpuHeap::with_config(device, queue, base.clone().page_size(48)),
+            |e| matches!(e, Error::InvalidConfig(_)),
+        );
+    }
+    if strategy == Strategy::RwMalloc {
+        expect(
+            "unit size 48",
+            GpuHeap::with_config(device, queue, base.clone().unit_size(48)),
+            |e| matches!(e, Error::InvalidConfig(_)),
+        );
+        expect(
+            "unit size 8",
+            GpuHeap::with_config(device, queue, base.clone().unit_size(8)),
             |e| matches!(e, Error::InvalidConfig(_)),
         );
     }

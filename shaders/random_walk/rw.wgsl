@@ -1,0 +1,91 @@
+// RW: the basic random walk (Pham & Tu, section 3, Algorithm 1), with a reservation counter
+// added for the progress rule (walk.wgsl).
+//
+// State: one u32 flag per page at heap_meta[RW_FLAGS + page]: 0 free, 1 in use.
+// The heap is RWBM_PAGES pages of RWBM_PAGE_UNITS units (a power of two, so no page
+// crosses a segment boundary); a malloc of up to one page takes one page.
+// Each step reads the flag of a uniformly random page and, if it is free, claims it with
+// one atomicExchange; the expected number of steps is the paper's equation (2).
+//
+// Invariants
+//   - zero flags = WALK_FREE + reservations not yet turned into a page (as for RW-BM).
+//   - A page is claimed by the exchange that turns its flag from 0 to 1: one winner.
+//   - free's exchange to 0 returns the old flag; 0 means the page was not in use: that is
+//     HEAP_INVALID_FREE, and the exchange changed nothing.
+//
+// Loops, all bounded: RW_RANDOM_STEPS random flags (enough for the paper's 0.5 %-free
+// scenario, where a step succeeds with probability 1/200); then one sweep of every flag from
+// a random start. A reserved malloc that finds nothing (frees and claims racing past its
+// sweep) returns its reservation and fails with HEAP_CONTENTION.
+
+#include "walk.wgsl"
+
+const RW_FLAGS: u32 = WALK_STATE;
+const RW_RANDOM_STEPS: u32 = 4096u;
+
+// The flag is read first, so that steps on used pages (most of them in a full heap) cost a
+// load, not a read-modify-write.
+fn rw_try(page: u32) -> bool {
+    heap_walk_steps += 1u;
+    return atomicLoad(&heap_meta[RW_FLAGS + page]) == 0u
+        && atomicExchange(&heap_meta[RW_FLAGS + page], 1u) == 0u;
+}
+
+fn rw_handle(page: u32) -> HeapAlloc {
+    return HeapAlloc(heap_handle_of(page << RWBM_PAGE_SHIFT), RWBM_PAGE_UNITS, HEAP_OK);
+}
+
+fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
+    heap_walk_steps = 0u;
+    let ticket = walk_reserve(1u, RWBM_PAGES);
+    if (ticket == 0u) {
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    }
+    var rng = heap_hash(ticket) | 1u;
+    for (var step = 0u; step < RW_RANDOM_STEPS; step++) {
+        rng = heap_rng_next(rng);
+        // xorshift's low bits are as good as its high ones; the hash spreads small heaps.
+        let page = heap_hash(rng) % RWBM_PAGES;
+        if (rw_try(page)) {
+            walk_finish();
+            return rw_handle(page);
+        }
+    }
+    let start = rng % RWBM_PAGES;
+    for (var i = 0u; i < RWBM_PAGES; i++) {
+        var page = start + i;
+        if (page >= RWBM_PAGES) {
+            page -= RWBM_PAGES;
+        }
+        if (rw_try(page)) {
+            walk_finish();
+            return rw_handle(page);
+        }
+    }
+    walk_finish();
+    walk_unreserve(1u);
+    return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+}
+
+fn strategy_free(ptr: u32) -> HeapFree {
+    let unit = heap_unit_of(ptr);
+    if (unit >= RWBM_PAGES * RWBM_PAGE_UNITS || (unit & (RWBM_PAGE_UNITS - 1u)) != 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    let page = unit >> RWBM_PAGE_SHIFT;
+    if (atomicExchange(&heap_meta[RW_FLAGS + page], 0u) == 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    walk_unreserve(1u);
+    return HeapFree(RWBM_PAGE_UNITS, HEAP_OK);
+}
+
+// The host zeroes heap_meta (all flags free); one invocation sets the counter.
+fn strategy_init(i: u32) {
+    atomicStore(&heap_meta[WALK_FREE], RWBM_PAGES);
+}
+
+// For the TAS tool: marks `page` used without a malloc (the tool sets WALK_FREE itself).
+fn walk_prefill(page: u32) {
+    atomicStore(&heap_meta[RW_FLAGS + page], 1u);
+}

@@ -1,0 +1,383 @@
+// RW_malloc: allocations of any size as runs of consecutive free units, found by random
+// walks over a bitmap of used bits (Pham & Tu, section 4.3), with small requests of a
+// subgroup aggregated into one run.
+//
+// Geometry (from the host, src/random_walk/mod.rs): RWM_UNITS units of
+// 16 << RWM_UNIT_SHIFT bytes; RWM_WORDS words per bitmap; a segment holds RWM_SEGMENT_WORDS
+// whole words (32 units each), so a run that starts and ends in one segment's words never
+// crosses a segment boundary. A malloc of s bytes takes ceil(s / unit) units, at most
+// RWM_MAX_UNITS.
+//
+// State (heap_meta, after walk.wgsl's words): three bitmaps of RWM_WORDS words each:
+//   RWM_USED   bit u set <=> unit u is in use, claimed by a malloc in progress, or past the end
+//   RWM_START  bit u set <=> an allocation starts at unit u (what free checks and clears)
+//   RWM_END    bit u set <=> an allocation ends at unit u (how free finds its length)
+//
+// Invariants
+//   - Live allocations are disjoint runs of used bits, each with exactly one start and one
+//     end bit, so the first end bit at or after a start bit is that allocation's end.
+//   - malloc reserves its units in WALK_FREE first (exact exhaustion of units), then
+//     claims the run's used bits word by word with atomicOr; if a word's old value shows a
+//     bit already set, it clears the bits it set itself (they were zero before, so no one
+//     else owns them) and those of the earlier words (wholly its own), so a claim is all or
+//     nothing. Only then does it set the end bit and, last, the start bit.
+//   - free clears the start bit first (one winner: a second free of the same pointer, or a
+//     free of a pointer that is not a start, sees it clear: HEAP_INVALID_FREE), then the end
+//     bit, then the used bits, and returns the units to WALK_FREE last.
+//   - Placement: a walk's window starts at a random word, but a run starts where the free
+//     stretch containing that word begins (a bounded look back), i.e. right after used
+//     memory, so runs pack against each other instead of leaving short gaps.
+//   - Aggregation: where subgroups exist, the lanes of a subgroup asking for at most
+//     RWM_AGGREGATE_UNITS units each sum their requests (subgroupExclusiveAdd / subgroupAdd);
+//     the lowest such lane reserves and claims one run for the sum and shares its start
+//     (subgroupShuffle); each lane marks its own piece's end and start bits, so pieces are
+//     freed one by one. Only lanes that called malloc take part (ballots of active lanes).
+//     If the shared run fails, every lane falls back to its own walk. Unlike CoRW (where a
+//     shared value is only a candidate), a lane here uses the leader's run without an atomic
+//     of its own, so this relies on the lanes that took part in the ballot reading the
+//     leader's values after it wrote them (they reconverge after the leader's branch). A tag
+//     hashed from the start and the sum guards against reading unwritten registers, and a
+//     lane that finds its start bit already set does not use the piece (HEAP_CONTENTION);
+//     a stale but well-formed value from the leader's previous call is not detectable.
+//   - Free units fragmented into runs too short for a request: a reserved malloc whose
+//     sweep reaches its end without a run returns HEAP_OUT_OF_MEMORY; one that loses its
+//     claim race RWM_SWEEP_RESTARTS + 1 times returns HEAP_CONTENTION. Either way it gives
+//     its reservation back.
+//
+// Loops, all bounded: RWM_RANDOM_STEPS random steps, each a grid slot (at most
+// RWM_MAX_WORDS words, two of them) and a window of ceil(n / 32) + 1 words after a look back of at most
+// ceil(n / 32) words; then
+// a sweep of every word once from a random start, restarted after a lost claim at most
+// RWM_SWEEP_RESTARTS times; claims and releases visit at most RWM_MAX_WORDS words; free's
+// search for the end bit reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
+
+#include "walk.wgsl"
+#ifdef GPU_HEAP_SUBGROUPS
+#include "subgroup.wgsl"
+#endif
+
+const RWM_USED: u32 = WALK_STATE;
+const RWM_START: u32 = WALK_STATE + RWM_WORDS;
+const RWM_END: u32 = WALK_STATE + 2u * RWM_WORDS;
+const RWM_MAX_WORDS: u32 = RWM_MAX_UNITS / 32u + 2u;
+const RWM_RANDOM_STEPS: u32 = 32u;
+const RWM_SWEEP_RESTARTS: u32 = 16u;
+const RWM_AGGREGATE_UNITS: u32 = 8u;
+
+// Bits lo .. lo + count - 1 (1 <= count, lo + count <= 32).
+fn rwm_mask(lo: u32, count: u32) -> u32 {
+    if (count >= 32u) {
+        return 0xffffffffu;
+    }
+    return ((1u << count) - 1u) << lo;
+}
+
+// Clears used bits [start, start + n) (bits this invocation owns).
+fn rwm_release(start: u32, n: u32) {
+    var u = start;
+    var left = n;
+    for (var i = 0u; i < RWM_MAX_WORDS && left > 0u; i++) {
+        let take = min(32u - (u & 31u), left);
+        atomicAnd(&heap_meta[RWM_USED + (u >> 5u)], ~rwm_mask(u & 31u, take));
+        u += take;
+        left -= take;
+    }
+}
+
+// Whether used bits [start, start + n) are all clear (a read-only check before a claim).
+fn rwm_is_free(start: u32, n: u32) -> bool {
+    var u = start;
+    var left = n;
+    for (var i = 0u; i < RWM_MAX_WORDS && left > 0u; i++) {
+        let take = min(32u - (u & 31u), left);
+        heap_walk_steps += 1u;
+        if ((atomicLoad(&heap_meta[RWM_USED + (u >> 5u)]) & rwm_mask(u & 31u, take)) != 0u) {
+            return false;
+        }
+        u += take;
+        left -= take;
+    }
+    return true;
+}
+
+// Claims used bits [start, start + n): all of them, or none (see the invariants).
+fn rwm_claim(start: u32, n: u32) -> bool {
+    var u = start;
+    var left = n;
+    for (var i = 0u; i < RWM_MAX_WORDS && left > 0u; i++) {
+        let take = min(32u - (u & 31u), left);
+        let mask = rwm_mask(u & 31u, take);
+        let old = atomicOr(&heap_meta[RWM_USED + (u >> 5u)], mask);
+        if ((old & mask) != 0u) {
+            atomicAnd(&heap_meta[RWM_USED + (u >> 5u)], ~(mask & ~old));
+            rwm_release(start, u - start);
+            return false;
+        }
+        u += take;
+        left -= take;
+    }
+    return true;
+}
+
+// The lowest bit position where `free` has n (1..31) consecutive set bits, or WALK_NONE.
+fn rwm_run_in_word(free: u32, n: u32) -> u32 {
+    var m = free;
+    var have = 1u;
+    for (var i = 0u; i < 6u && have < n; i++) {
+        let s = min(have, n - have);
+        m &= m >> s;
+        have += s;
+    }
+    return firstTrailingBit(m); // 0xffffffff (WALK_NONE) when m == 0
+}
+
+// Scans `count` words from w0 (wrapping) for a run of n free units inside one segment.
+// Returns the run's first unit, or WALK_NONE.
+// With `tight`, a window whose look back ran out inside a free stretch is given up: a run
+// placed there would leave a gap behind it (random steps then rely on the grid slots).
+fn rwm_scan(w0: u32, count: u32, n: u32, tight: bool) -> u32 {
+    var run_start = 0u;
+    var run_len = 0u;
+    // If w0 starts inside a free stretch, look back to where the stretch begins (at most
+    // the run's length, never into the previous segment), so that runs are placed right
+    // after used memory: random starts inside free stretches would otherwise leave gaps
+    // too short for anything (measured: 86 % utilisation for 1000-byte requests without).
+    if ((atomicLoad(&heap_meta[RWM_USED + w0]) & 1u) == 0u && w0 % RWM_SEGMENT_WORDS != 0u) {
+        var b = w0;
+        var bounded = false;
+        for (var k = 0u; k < (n + 31u) / 32u; k++) {
+            b -= 1u;
+            heap_walk_steps += 1u;
+            let used = atomicLoad(&heap_meta[RWM_USED + b]);
+            run_len += countLeadingZeros(used);
+            if (used != 0u || b % RWM_SEGMENT_WORDS == 0u) {
+                bounded = true;
+                break;
+            }
+        }
+        if (tight && !bounded) {
+            return WALK_NONE;
+        }
+        run_start = (w0 << 5u) - run_len;
+    }
+    for (var i = 0u; i < count; i++) {
+        var w = w0 + i;
+        if (w >= RWM_WORDS) {
+            w -= RWM_WORDS;
+        }
+        if (w % RWM_SEGMENT_WORDS == 0u && i > 0u) {
+            run_len = 0u; // a new segment (word 0 too, so runs never wrap)
+        }
+        heap_walk_steps += 1u;
+        let used = atomicLoad(&heap_meta[RWM_USED + w]);
+        if (used == 0u) {
+            if (run_len == 0u) {
+                run_start = w << 5u;
+            }
+            run_len += 32u;
+            if (run_len >= n) {
+                return run_start;
+            }
+            continue;
+        }
+        if (run_len > 0u && run_len + firstTrailingBit(used) >= n) {
+            return run_start;
+        }
+        if (n < 32u) {
+            let p = rwm_run_in_word(~used, n);
+            if (p != WALK_NONE) {
+                return (w << 5u) + p;
+            }
+        }
+        run_len = countLeadingZeros(used);
+        run_start = (w << 5u) + 32u - run_len;
+    }
+    return WALK_NONE;
+}
+
+// Finds and claims a run of n units (the caller holds a reservation of n). Returns its
+// first unit, WALK_NONE after a clean sweep (fragmentation: out of memory), or
+// WALK_NONE - 1 after lost races (contention).
+fn rwm_walk(n: u32, seed: u32) -> u32 {
+    var rng = heap_hash(seed) | 1u;
+    let window = min((n + 31u) / 32u + 1u, RWM_WORDS);
+    let segment_units = RWM_SEGMENT_WORDS * 32u;
+    for (var step = 0u; step < RWM_RANDOM_STEPS; step++) {
+        rng = heap_rng_next(rng);
+        // First the slot of the n-unit grid of the segment that holds a random unit: runs of
+        // one size then tile a segment exactly (random placement without a grid jams at
+        // about 87 % for 1000-byte runs, the discrete parking problem).
+        let r = rng % RWM_UNITS;
+        let base = r - r % segment_units;
+        let end = min(base + segment_units, RWM_UNITS);
+        var slot = base + ((r - base) / n) * n;
+        for (var probe = 0u; probe < 2u; probe++) {
+            if (slot + n <= end && rwm_is_free(slot, n) && rwm_claim(slot, n)) {
+                return slot;
+            }
+            slot += n; // the neighbouring slot
+        }
+        let s = rwm_scan((slot - 2u * n) >> 5u, window, n, true);
+        if (s != WALK_NONE && rwm_claim(s, n)) {
+            return s;
+        }
+    }
+    var w = rng % RWM_WORDS;
+    var left = RWM_WORDS;
+    for (var restart = 0u; restart <= RWM_SWEEP_RESTARTS && left > 0u; restart++) {
+        let s = rwm_scan(w, left, n, false);
+        if (s == WALK_NONE) {
+            // The rest of the sweep saw no run: what is free is too fragmented.
+            return WALK_NONE;
+        }
+        if (rwm_claim(s, n)) {
+            return s;
+        }
+        // Resume at the word after the run's first word.
+        var skip = (s >> 5u) + RWM_WORDS - w;
+        if (skip >= RWM_WORDS) {
+            skip -= RWM_WORDS;
+        }
+        skip = min(skip + 1u, left);
+        left -= skip;
+        w += skip;
+        if (w >= RWM_WORDS) {
+            w -= RWM_WORDS;
+        }
+    }
+    if (left == 0u) {
+        return WALK_NONE;
+    }
+    return WALK_NONE - 1u; // restarts used up while claims kept being lost
+}
+
+fn rwm_units_for(size_bytes: u32) -> u32 {
+    return ((size_bytes - 1u) >> (RWM_UNIT_SHIFT + 4u)) + 1u;
+}
+
+fn rwm_alloc(start: u32, n: u32) -> HeapAlloc {
+    return HeapAlloc(heap_handle_of(start << RWM_UNIT_SHIFT), n << RWM_UNIT_SHIFT, HEAP_OK);
+}
+
+// Marks a claimed run [start, start + n) as an allocation: end bit, then start bit.
+// Returns false if the start bit was already set (see the aggregation invariant).
+fn rwm_mark(start: u32, n: u32) -> bool {
+    let end = start + n - 1u;
+    atomicOr(&heap_meta[RWM_END + (end >> 5u)], 1u << (end & 31u));
+    let bit = 1u << (start & 31u);
+    let old = atomicOr(&heap_meta[RWM_START + (start >> 5u)], bit);
+    return (old & bit) == 0u;
+}
+
+// One lane's own walk for n units.
+fn rwm_malloc_lane(n: u32) -> HeapAlloc {
+    let ticket = walk_reserve(n, RWM_UNITS);
+    if (ticket == 0u) {
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    }
+    let s = rwm_walk(n, ticket);
+    walk_finish();
+    if (s >= WALK_NONE - 1u) {
+        walk_unreserve(n);
+        return HeapAlloc(HEAP_NULL, 0u, select(HEAP_OUT_OF_MEMORY, HEAP_CONTENTION, s != WALK_NONE));
+    }
+    _ = rwm_mark(s, n);
+    return rwm_alloc(s, n);
+}
+
+fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
+    heap_walk_steps = 0u;
+    let n = rwm_units_for(size_bytes);
+#ifdef GPU_HEAP_SUBGROUPS
+    let small = n <= RWM_AGGREGATE_UNITS;
+    let small_mask = subgroupBallot(small);
+    if (sg_count(small_mask) > 1u) {
+        // Uniform among the lanes that called malloc: the ballot is the same for all.
+        let want = select(0u, n, small);
+        let offset = subgroupExclusiveAdd(want);
+        let total = subgroupAdd(want);
+        let leader = small && offset == 0u;
+        var base = WALK_NONE;
+        if (leader) {
+            let ticket = walk_reserve(total, RWM_UNITS);
+            if (ticket != 0u) {
+                let s = rwm_walk(total, ticket);
+                walk_finish();
+                if (s < WALK_NONE - 1u) {
+                    base = s;
+                } else {
+                    walk_unreserve(total);
+                }
+            }
+        }
+        // The leader's start, and a tag binding it to the sum every lane computed: a lane
+        // that reads the leader's registers before the leader has written them (possible
+        // only if a backend does not reconverge the lanes after the leader's branch) sees a
+        // mismatch and walks on its own instead.
+        let leader_lane = sg_first(small_mask);
+        let got = subgroupShuffle(base, leader_lane);
+        let got_tag = subgroupShuffle(heap_hash(base ^ total ^ 0x5bd1e995u), leader_lane);
+        if (small && got < RWM_UNITS && offset + n <= total
+            && got_tag == heap_hash(got ^ total ^ 0x5bd1e995u)) {
+            if (rwm_mark(got + offset, n)) {
+                return rwm_alloc(got + offset, n);
+            }
+            return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+        }
+    }
+#endif
+    return rwm_malloc_lane(n);
+}
+
+fn strategy_free(ptr: u32) -> HeapFree {
+    let unit = heap_unit_of(ptr);
+    if ((unit >> RWM_UNIT_SHIFT) >= RWM_UNITS || (unit & ((1u << RWM_UNIT_SHIFT) - 1u)) != 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    let u = unit >> RWM_UNIT_SHIFT;
+    let bit = 1u << (u & 31u);
+    let old = atomicAnd(&heap_meta[RWM_START + (u >> 5u)], ~bit);
+    if ((old & bit) == 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    var end = WALK_NONE;
+    for (var i = 0u; i < RWM_MAX_WORDS; i++) {
+        let w = (u >> 5u) + i;
+        if (w >= RWM_WORDS) {
+            break;
+        }
+        var ends = atomicLoad(&heap_meta[RWM_END + w]);
+        if (i == 0u) {
+            ends &= ~((1u << (u & 31u)) - 1u); // at or after u
+        }
+        if (ends != 0u) {
+            end = (w << 5u) + firstTrailingBit(ends);
+            break;
+        }
+    }
+    if (end == WALK_NONE || end - u >= RWM_MAX_UNITS) {
+        // Not a finished allocation (its end bit is not visible yet): leave it as it was.
+        atomicOr(&heap_meta[RWM_START + (u >> 5u)], bit);
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    atomicAnd(&heap_meta[RWM_END + (end >> 5u)], ~(1u << (end & 31u)));
+    let n = end - u + 1u;
+    rwm_release(u, n);
+    walk_unreserve(n);
+    return HeapFree(n << RWM_UNIT_SHIFT, HEAP_OK);
+}
+
+// The host zeroes heap_meta; one invocation sets the counter and marks the units past the
+// end as used.
+fn strategy_init(i: u32) {
+    atomicStore(&heap_meta[WALK_FREE], RWM_UNITS);
+    let tail = RWM_UNITS & 31u;
+    if (tail != 0u) {
+        atomicStore(&heap_meta[RWM_USED + RWM_WORDS - 1u], ~((1u << tail) - 1u));
+    }
+}
+
+// For the TAS tool: marks unit `u` used without a malloc.
+fn walk_prefill(u: u32) {
+    atomicOr(&heap_meta[RWM_USED + (u >> 5u)], 1u << (u & 31u));
+}

@@ -1,0 +1,43 @@
+// Helpers over subgroup ballot masks (vec4<u32>: lane i is bit i % 32 of component i / 32,
+// so subgroups of up to 128 lanes are covered). Included only in builds for devices with
+// wgpu::Features::SUBGROUP. Loops: corw_nth_set_bit runs 4 x 5 iterations at most.
+
+fn sg_count(mask: vec4<u32>) -> u32 {
+    let c = countOneBits(mask);
+    return c.x + c.y + c.z + c.w;
+}
+
+// The lowest lane of a mask, or WALK_NONE for an empty mask.
+fn sg_first(mask: vec4<u32>) -> u32 {
+    for (var c = 0u; c < 4u; c++) {
+        if (mask[c] != 0u) {
+            return 32u * c + firstTrailingBit(mask[c]);
+        }
+    }
+    return WALK_NONE;
+}
+
+// The lane of the set bit of rank k (0-based) in a mask, by halving within the word
+// (population counts, no loop over single bits), or WALK_NONE if there are not k + 1.
+fn sg_nth_set_bit(mask: vec4<u32>, k: u32) -> u32 {
+    var rank = k;
+    for (var c = 0u; c < 4u; c++) {
+        let word = mask[c];
+        let count = countOneBits(word);
+        if (rank < count) {
+            var x = word;
+            var pos = 0u;
+            for (var width = 16u; width > 0u; width >>= 1u) {
+                let low = countOneBits(x & ((1u << width) - 1u));
+                if (rank >= low) {
+                    rank -= low;
+                    x >>= width;
+                    pos += width;
+                }
+            }
+            return 32u * c + pos;
+        }
+        rank -= count;
+    }
+    return WALK_NONE;
+}

@@ -1,0 +1,333 @@
+//! The random-walk family (Pham & Tu): host-side planning of RW, RW-BM, CoRW and RW_malloc,
+//! the step instrumentation's readback, and the TAS / utilisation measurements.
+//!
+//! Geometry: RW, RW-BM and CoRW manage pages of `HeapConfig::page_size` bytes (one page per
+//! malloc); RW keeps one u32 flag per page, RW-BM and CoRW one bit. RW_malloc manages units
+//! of `HeapConfig::unit_size` bytes and hands out runs of them, with three bitmaps (used,
+//! start, end). CoRW needs `wgpu::Features::SUBGROUP`; on a device without it the heap is
+//! planned, and compiled, as RW-BM (same state and free), which [`HeapLayout::compiled`]
+//! reports. RW_malloc aggregates small requests within a subgroup where the feature exists
+//! and walks per invocation elsewhere.
+
+pub mod tas;
+pub mod utilisation;
+
+use crate::config::{HeapConfig, Strategy};
+use crate::error::{Error, Result};
+use crate::layout::{DeviceCaps, UNIT_BYTES};
+
+/// heap_meta words of the walk state (keep in sync with shaders/random_walk/walk.wgsl).
+pub(crate) const WALK_STEPS: u64 = crate::stats::STAT_WORDS as u64 + 8;
+/// Largest RW_malloc request (also capped by the segment size).
+pub const RW_MALLOC_MAX_ALLOC: u64 = 1 << 20;
+/// Pages or units are counted in u32 with a wrap check (walk_reserve): below 2^31.
+const MAX_ITEMS: u64 = 1 << 31;
+
+/// The planned geometry of a random-walk heap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WalkGeometry {
+    /// The strategy the shaders are compiled as (CoRW falls back to RW-BM).
+    pub compiled: Strategy,
+    /// Pages (RW, RW-BM, CoRW) or units (RW_malloc).
+    pub items: u32,
+    /// 16-byte heap units per page or unit (a power of two).
+    pub item_units: u32,
+    /// Words of each bitmap (RW-BM, CoRW, RW_malloc).
+    pub bitmap_words: u32,
+    /// Words of heap_meta after the scalars: flags or bitmaps.
+    pub state_words: u64,
+    /// RW_malloc: bitmap words per segment (segments hold whole words).
+    pub segment_words: u32,
+    /// RW_malloc: largest request in units.
+    pub max_items: u32,
+    /// RW_malloc aggregates within subgroups.
+    pub subgroups: bool,
+}
+
+pub(crate) fn is_random_walk(s: Strategy) -> bool {
+    matches!(
+        s,
+        Strategy::Rw | Strategy::RwBm | Strategy::Corw | Strategy::RwMalloc
+    )
+}
+
+/// Plans a random-walk heap of `bytes` in segments of `stride` bytes (`segments` of them).
+/// Returns the largest malloc in bytes and the geometry.
+pub(crate) fn plan(
+    config: &HeapConfig,
+    caps: &DeviceCaps,
+    bytes: u64,
+    stride: u64,
+    segments: u64,
+) -> Result<(u64, WalkGeometry)> {
+    let subgroups = caps.features.contains(wgpu::Features::SUBGROUP);
+    let power_of_two = |what: &str, value: u64| {
+        if !value.is_power_of_two() || value < UNIT_BYTES {
+            return Err(Error::InvalidConfig(format!(
+                "{what} must be a power of two of at least 16 bytes, not {value}"
+            )));
+        }
+        if value > stride {
+            return Err(Error::InvalidConfig(format!(
+                "{what} {value} is larger than a segment ({stride} bytes)"
+            )));
+        }
+        Ok(())
+    };
+    if config.strategy == Strategy::RwMalloc {
+        let unit = config.unit_size as u64;
+        power_of_two("unit_size", unit)?;
+        let units = bytes / unit;
+        if units < 32 {
+            return Err(Error::InvalidConfig(format!(
+                "a heap of {bytes} bytes holds fewer than 32 units of {unit} bytes; \
+                 use a larger heap or a smaller unit_size"
+            )));
+        }
+        if units >= MAX_ITEMS {
+            return Err(Error::TooLarge {
+                requested: config.size,
+                reason: format!(
+                    "RW_malloc counts units in 31 bits: use a unit_size of at least {} bytes",
+                    (bytes / MAX_ITEMS + 1).next_power_of_two()
+                ),
+            });
+        }
+        let segment_units = stride / unit;
+        if segments > 1 && segment_units < 32 {
+            return Err(Error::InvalidConfig(format!(
+                "RW_malloc needs segments of at least 32 units ({} bytes); the segments are \
+                 {stride} bytes",
+                32 * unit
+            )));
+        }
+        let words = units.div_ceil(32);
+        let max_alloc = RW_MALLOC_MAX_ALLOC.min(stride).min(units * unit);
+        let geometry = WalkGeometry {
+            compiled: Strategy::RwMalloc,
+            items: units as u32,
+            item_units: (unit / UNIT_BYTES) as u32,
+            bitmap_words: words as u32,
+            state_words: 3 * words,
+            segment_words: if segments > 1 {
+                (segment_units / 32) as u32
+            } else {
+                words as u32
+            },
+            max_items: (max_alloc / unit) as u32,
+            subgroups,
+        };
+        return Ok((max_alloc, geometry));
+    }
+    let page = config.page_size as u64;
+    power_of_two("page_size", page)?;
+    let pages = bytes / page;
+    if pages == 0 {
+        return Err(Error::InvalidConfig(format!(
+            "a heap of {bytes} bytes holds no page of {page} bytes"
+        )));
+    }
+    if pages >= MAX_ITEMS {
+        return Err(Error::TooLarge {
+            requested: config.size,
+            reason: format!(
+                "random walks count pages in 31 bits: use a page_size of at least {} bytes",
+                (bytes / MAX_ITEMS + 1).next_power_of_two()
+            ),
+        });
+    }
+    let words = pages.div_ceil(32);
+    let compiled = match config.strategy {
+        Strategy::Corw if !subgroups => Strategy::RwBm,
+        s => s,
+    };
+    let geometry = WalkGeometry {
+        compiled,
+        items: pages as u32,
+        item_units: (page / UNIT_BYTES) as u32,
+        bitmap_words: words as u32,
+        // RW: a flag per page. RW-BM and CoRW: the bitmap and its summary (a bit per word).
+        state_words: if compiled == Strategy::Rw {
+            pages
+        } else {
+            words + words.div_ceil(32)
+        },
+        segment_words: 0,
+        max_items: 1,
+        subgroups,
+    };
+    Ok((page, geometry))
+}
+
+impl WalkGeometry {
+    pub fn capacity_for(&self, size: u32, segment_sizes: &[u64]) -> u64 {
+        if self.compiled != Strategy::RwMalloc {
+            return self.items as u64;
+        }
+        // Runs do not cross segments; the last segment may be shorter.
+        let unit = self.item_units as u64 * UNIT_BYTES;
+        let n = (size as u64).div_ceil(unit).max(1);
+        let mut left = self.items as u64;
+        segment_sizes
+            .iter()
+            .map(|s| {
+                let here = (s / unit).min(left);
+                left -= here;
+                here / n
+            })
+            .sum()
+    }
+
+    pub fn granted_bytes(&self, size: u32) -> u64 {
+        let unit = self.item_units as u64 * UNIT_BYTES;
+        if self.compiled != Strategy::RwMalloc {
+            return unit;
+        }
+        (size as u64).div_ceil(unit).max(1) * unit
+    }
+
+    /// The WGSL constants and defines of this geometry.
+    pub fn wgsl(&self) -> Vec<(&'static str, u64)> {
+        let shift = self.item_units.trailing_zeros() as u64;
+        if self.compiled == Strategy::RwMalloc {
+            vec![
+                ("RWM_UNITS", self.items as u64),
+                ("RWM_UNIT_SHIFT", shift),
+                ("RWM_WORDS", self.bitmap_words as u64),
+                ("RWM_SEGMENT_WORDS", self.segment_words as u64),
+                ("RWM_MAX_UNITS", self.max_items as u64),
+            ]
+        } else {
+            vec![
+                ("RWBM_PAGES", self.items as u64),
+                ("RWBM_PAGE_UNITS", self.item_units as u64),
+                ("RWBM_PAGE_SHIFT", shift),
+                ("RWBM_BITMAP_WORDS", self.bitmap_words as u64),
+                ("RWBM_SUMMARY_WORDS", self.bitmap_words.div_ceil(32) as u64),
+            ]
+        }
+    }
+
+    /// `#define`s beyond the strategy's own.
+    pub fn defines(&self) -> Vec<&'static str> {
+        if self.compiled == Strategy::RwMalloc && self.subgroups {
+            vec!["GPU_HEAP_SUBGROUPS"]
+        } else {
+            vec![]
+        }
+    }
+}
+
+/// Steps counted by an instrumented heap ([`HeapConfig::count_steps`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct WalkSteps {
+    /// Steps of all walks since the last reset.
+    pub steps: u64,
+    /// Walks (mallocs that held a reservation) since the last reset.
+    pub walks: u64,
+}
+
+impl WalkSteps {
+    /// Average steps per walk (TAS over every walk so far).
+    pub fn average(&self) -> f64 {
+        if self.walks == 0 {
+            0.0
+        } else {
+            self.steps as f64 / self.walks as f64
+        }
+    }
+}
+
+impl crate::GpuHeap {
+    /// The step counters of an instrumented random-walk heap; `None` for heaps built
+    /// without [`HeapConfig::count_steps`] or with another strategy.
+    pub fn walk_steps(&self) -> Result<Option<WalkSteps>> {
+        if !self.config().count_steps || !is_random_walk(self.layout().strategy) {
+            return Ok(None);
+        }
+        let w = self.read_meta(WALK_STEPS, 4)?;
+        Ok(Some(WalkSteps {
+            steps: w[0] as u64 | (w[1] as u64) << 32,
+            walks: w[2] as u64 | (w[3] as u64) << 32,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::HeapLayout;
+
+    fn caps(features: wgpu::Features) -> DeviceCaps {
+        DeviceCaps {
+            features,
+            limits: wgpu::Limits {
+                max_storage_buffer_binding_size: 128 << 20,
+                max_buffer_size: 1 << 30,
+                max_storage_buffers_per_shader_stage: 16,
+                ..wgpu::Limits::default()
+            },
+            backend: None,
+        }
+    }
+
+    #[test]
+    fn corw_without_subgroups_is_planned_as_rw_bm() {
+        let config = HeapConfig::new(64 << 20).strategy(Strategy::Corw);
+        let bare = HeapLayout::plan(&config, &caps(wgpu::Features::empty())).unwrap();
+        assert_eq!(bare.strategy, Strategy::Corw);
+        assert_eq!(bare.compiled(), Strategy::RwBm);
+        assert!(bare.config_wgsl().contains("#define GPU_HEAP_RW_BM\n"));
+        assert!(!bare.config_wgsl().contains("GPU_HEAP_CORW"));
+        let full = HeapLayout::plan(&config, &caps(wgpu::Features::SUBGROUP)).unwrap();
+        assert_eq!(full.compiled(), Strategy::Corw);
+        assert!(full.config_wgsl().contains("#define GPU_HEAP_CORW\n"));
+        // Same state either way: a heap planned on one can be read as the other.
+        assert_eq!(bare.meta_words, full.meta_words);
+    }
+
+    #[test]
+    fn rw_malloc_geometry_and_validation() {
+        let c = caps(wgpu::Features::SUBGROUP);
+        let l =
+            HeapLayout::plan(&HeapConfig::new(512 << 20).strategy(Strategy::RwMalloc), &c).unwrap();
+        assert_eq!(l.max_alloc, 1 << 20);
+        assert_eq!(l.granted_bytes(24), 32);
+        assert_eq!(l.granted_bytes(1000), 1008);
+        // Four 128 MiB segments; runs do not cross them.
+        assert_eq!(
+            l.capacity_for(3 << 20 >> 2),
+            4 * ((128 << 20) / (768 << 10))
+        );
+        assert!(l.config_wgsl().contains("#define GPU_HEAP_SUBGROUPS"));
+        let bare = HeapLayout::plan(
+            &HeapConfig::new(1 << 20).strategy(Strategy::RwMalloc),
+            &caps(wgpu::Features::empty()),
+        )
+        .unwrap();
+        assert!(!bare.config_wgsl().contains("GPU_HEAP_SUBGROUPS"));
+        let bad = |config: HeapConfig| {
+            matches!(
+                HeapLayout::plan(&config.strategy(Strategy::RwMalloc), &c),
+                Err(Error::InvalidConfig(_))
+            )
+        };
+        assert!(bad(HeapConfig::new(1 << 20).unit_size(48)));
+        assert!(bad(HeapConfig::new(1 << 20).unit_size(8)));
+        assert!(bad(HeapConfig::new(256).unit_size(16)));
+        // Four segments of 16 units: a segment must hold whole bitmap words.
+        assert!(bad(HeapConfig::new(256 << 10)
+            .unit_size(4096)
+            .max_segment_size(64 << 10)));
+    }
+
+    #[test]
+    fn rw_keeps_a_flag_per_page() {
+        let c = caps(wgpu::Features::empty());
+        let rw = HeapLayout::plan(&HeapConfig::new(1 << 20).strategy(Strategy::Rw), &c).unwrap();
+        let bm = HeapLayout::plan(&HeapConfig::new(1 << 20).strategy(Strategy::RwBm), &c).unwrap();
+        assert_eq!(rw.meta_words - bm.meta_words, 4096 - 128 - 4);
+        assert_eq!(rw.capacity_for(256), 4096);
+        assert!(rw.config_wgsl().contains("#define GPU_HEAP_RW\n"));
+    }
+}

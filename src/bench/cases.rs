@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use super::engine::{Capacity, Engine, Kernel, Params, TALLY_BAD_WORDS, TALLY_NULLS};
 use super::{Options, Record, Report, Test, Timing};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::layout::UNIT_BYTES;
 use crate::stats::Failures;
@@ -121,6 +121,18 @@ fn grid(test: Test, quick: bool) -> Vec<(u32, u32, u32)> {
     }
 }
 
+/// The cells of `test` that the options select.
+fn selected(test: Test, options: &Options) -> Vec<(u32, u32, u32)> {
+    grid(test, options.quick)
+        .into_iter()
+        .filter(|&(t, _, hi)| {
+            test == Test::Init
+                || (options.only_threads.is_empty() || options.only_threads.contains(&t))
+                    && (options.only_sizes.is_empty() || options.only_sizes.contains(&hi))
+        })
+        .collect()
+}
+
 /// Rounds of free/malloc between the fragmentation test's two measurements.
 fn fragmentation_rounds(quick: bool) -> u32 {
     if quick {
@@ -161,7 +173,7 @@ fn capacity(options: &Options, limits: &wgpu::Limits) -> Capacity {
     let mut threads = 1;
     let mut flat: u64 = 16;
     for &test in &options.tests {
-        for (t, _, hi) in grid(test, options.quick) {
+        for (t, _, hi) in selected(test, options) {
             threads = threads.max(t);
             if test == Test::Write {
                 flat = flat.max(t as u64 * (hi as u64).next_multiple_of(UNIT_BYTES));
@@ -185,7 +197,7 @@ pub(super) fn run(
     let mut cells = Vec::new();
     for &strategy in &options.strategies {
         for &test in &options.tests {
-            for (threads, size_lo, size_hi) in grid(test, options.quick) {
+            for (threads, size_lo, size_hi) in selected(test, options) {
                 cells.push(Cell {
                     test,
                     strategy,
@@ -209,7 +221,9 @@ pub(super) fn run(
         )
     });
     let capacity = capacity(options, &gpu.device.limits());
-    let mut engine: Option<(HeapKey, Engine)> = None;
+    // A heap this device cannot hold (say, a flag per 16-byte page of 8 GiB) is not an
+    // error of the run: its cells say why they have no numbers.
+    let mut engine: Option<(HeapKey, std::result::Result<Engine, String>)> = None;
     let mut results: Vec<Option<Record>> = vec![None; cells.len()];
     let mut timer = super::Timer::Wall;
     for (done, &i) in order.iter().enumerate() {
@@ -222,11 +236,22 @@ pub(super) fn run(
                 .strategy(key.strategy)
                 .page_size(key.page)
                 .watchdog(options.watchdog);
-            engine = Some((key, Engine::new(gpu, config, capacity)?));
+            let built = match Engine::new(gpu, config, capacity) {
+                Err(e @ (Error::TooLarge { .. } | Error::InvalidConfig(_))) => Err(e.to_string()),
+                other => Ok(other?),
+            };
+            engine = Some((key, built));
         }
-        let e = &engine.as_ref().expect("built above").1;
-        timer = e.timer();
-        results[i] = Some(measure(e, cell, options)?);
+        results[i] = Some(match &engine.as_ref().expect("built above").1 {
+            Ok(e) => {
+                timer = e.timer();
+                measure(e, cell, options)?
+            }
+            Err(why) => Record {
+                note: Some(format!("no heap: {why}")),
+                ..cell.record(options.rounds)
+            },
+        });
     }
     progress(cells.len(), cells.len(), "done");
     Ok(Report {

@@ -114,6 +114,11 @@ pub struct Options {
     pub quick: bool,
     /// Per-dispatch watchdog.
     pub watchdog: Duration,
+    /// Only cells with these thread counts (all when empty).
+    pub only_threads: Vec<u32>,
+    /// Only cells whose size (or upper end of the size range) is one of these (all when
+    /// empty).
+    pub only_sizes: Vec<u32>,
 }
 
 impl Options {
@@ -127,6 +132,8 @@ impl Options {
             rounds: 5,
             quick: false,
             watchdog: Duration::from_secs(60),
+            only_threads: Vec::new(),
+            only_sizes: Vec::new(),
         }
     }
 

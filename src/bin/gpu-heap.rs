@@ -73,6 +73,12 @@ enum Command {
         /// Timed rounds per cell, after one warm-up round.
         #[arg(long, default_value_t = 5)]
         rounds: u32,
+        /// Only cells with these thread counts (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        threads: Vec<u32>,
+        /// Only cells of these sizes (or upper ends of size ranges; comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        sizes: Vec<u32>,
         /// The small version of every test (about a minute on lavapipe).
         #[arg(long)]
         quick: bool,
@@ -245,6 +251,8 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             test,
             heap_size,
             rounds,
+            threads,
+            sizes,
             quick,
             watchdog_secs,
             json,
@@ -268,6 +276,8 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                 options.heap_size = size;
             }
             options.rounds = rounds;
+            options.only_threads = threads;
+            options.only_sizes = sizes;
             options.watchdog = Duration::from_secs(watchdog_secs);
             run_bench(&gpu, &options, json, csv, plots, markdown)
         }

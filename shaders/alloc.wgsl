@@ -32,6 +32,9 @@
 #ifdef GPU_HEAP_RW_BM
 #include "random_walk/rw_bm.wgsl"
 #endif
+#ifdef GPU_HEAP_OURO
+#include "ouroboros/ouroboros.wgsl"
+#endif
 
 var<private> heap_status: u32 = HEAP_OK;
 

@@ -13,17 +13,20 @@ pub enum Strategy {
     Bump,
     /// Random walk over a bitmap of fixed-size pages (Pham & Tu, section 4.1).
     RwBm,
+    /// Ouroboros, page-based, standard index queues (Winter et al., ICS 2020, section 4.1).
+    OuroPS,
 }
 
 impl Strategy {
     /// Every strategy, in the order the CLI lists them.
-    pub const ALL: &'static [Strategy] = &[Strategy::Bump, Strategy::RwBm];
+    pub const ALL: &'static [Strategy] = &[Strategy::Bump, Strategy::RwBm, Strategy::OuroPS];
 
     /// The shared name (`bump`, `rw-bm`, ...).
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Bump => "bump",
             Strategy::RwBm => "rw-bm",
+            Strategy::OuroPS => "ouro-p-s",
         }
     }
 
@@ -32,7 +35,13 @@ impl Strategy {
         match self {
             Strategy::Bump => "GPU_HEAP_BUMP",
             Strategy::RwBm => "GPU_HEAP_RW_BM",
+            Strategy::OuroPS => "GPU_HEAP_OURO_P_S",
         }
+    }
+
+    /// Whether this is one of the Ouroboros strategies (chunk manager and queues).
+    pub fn is_ouroboros(self) -> bool {
+        matches!(self, Strategy::OuroPS)
     }
 
     /// Whether `free` releases memory for reuse.
@@ -106,6 +115,14 @@ pub struct HeapConfig {
     /// The most segments [`SegmentBinding::Separate`] may use, leaving the rest of the
     /// device's storage-buffer bindings to the user.
     pub max_separate_bindings: u32,
+    /// Ouroboros chunk size in bytes: a power of two, at least 16 (default 8 KiB). Its
+    /// largest page, and the unit its chunk manager hands out.
+    pub chunk_size: u32,
+    /// Ouroboros smallest page in bytes: a power of two from 16 to the chunk size (default 16).
+    pub min_page_size: u32,
+    /// Ouroboros largest malloc in bytes: a power of two (default 64 KiB). Classes above one
+    /// chunk are served by runs of chunks; it is also capped by the segment size and the heap.
+    pub ouro_max_alloc: u32,
     /// How long the heap's own GPU work (init, statistics readback) may take.
     pub watchdog: Duration,
 }
@@ -121,6 +138,9 @@ impl HeapConfig {
             segment_binding: SegmentBinding::Auto,
             max_segment_size: None,
             max_separate_bindings: 4,
+            chunk_size: 8192,
+            min_page_size: 16,
+            ouro_max_alloc: 64 << 10,
             watchdog: Duration::from_secs(60),
         }
     }
@@ -152,6 +172,21 @@ impl HeapConfig {
 
     pub fn max_separate_bindings(mut self, count: u32) -> Self {
         self.max_separate_bindings = count;
+        self
+    }
+
+    pub fn chunk_size(mut self, bytes: u32) -> Self {
+        self.chunk_size = bytes;
+        self
+    }
+
+    pub fn min_page_size(mut self, bytes: u32) -> Self {
+        self.min_page_size = bytes;
+        self
+    }
+
+    pub fn ouro_max_alloc(mut self, bytes: u32) -> Self {
+        self.ouro_max_alloc = bytes;
         self
     }
 

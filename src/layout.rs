@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use crate::config::{HeapConfig, SegmentBinding, Strategy};
 use crate::error::{Error, Result};
+use crate::ouroboros::{OuroGeometry, OuroParams};
 use crate::stats::STAT_WORDS;
 
 /// Bytes per heap unit; handles count units, so this is also malloc's alignment.
@@ -76,6 +77,7 @@ pub struct HeapLayout {
     pub max_alloc: u32,
     pub bind_group_index: u32,
     pub(crate) pages: Option<PageGeometry>,
+    pub(crate) ouro: Option<OuroGeometry>,
 }
 
 impl HeapLayout {
@@ -150,10 +152,32 @@ impl HeapLayout {
                 };
                 (page, Some(geometry))
             }
+            Strategy::OuroPS => (0, None),
         };
+        let ouro = if config.strategy.is_ouroboros() {
+            Some(OuroGeometry::plan(&OuroParams {
+                bytes,
+                segment_stride: stride,
+                chunk_size: config.chunk_size,
+                min_page_size: config.min_page_size,
+                max_alloc: config.ouro_max_alloc,
+                max_binding: limits
+                    .max_storage_buffer_binding_size
+                    .min(limits.max_buffer_size),
+            })?)
+        } else {
+            None
+        };
+        let max_alloc = ouro.as_ref().map_or(max_alloc, |o| o.max_alloc as u64);
 
-        let meta_words =
-            STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + pages.map_or(0, |p| p.bitmap_words as u64);
+        let meta_words = match &ouro {
+            Some(o) => o.meta_words,
+            None => {
+                STAT_WORDS as u64
+                    + STRATEGY_SCALAR_WORDS
+                    + pages.map_or(0, |p| p.bitmap_words as u64)
+            }
+        };
         let meta_bytes = meta_words * 4;
         if meta_bytes
             > limits
@@ -175,6 +199,7 @@ impl HeapLayout {
             max_alloc: max_alloc as u32,
             bind_group_index: config.bind_group_index,
             pages,
+            ouro,
         })
     }
 
@@ -193,11 +218,15 @@ impl HeapLayout {
         match self.strategy {
             Strategy::Bump => 0,
             Strategy::RwBm => 1,
+            Strategy::OuroPS => 0,
         }
     }
 
     /// How many allocations of `size` bytes fit in an empty heap.
     pub fn capacity_for(&self, size: u32) -> u64 {
+        if let Some(o) = &self.ouro {
+            return o.capacity_for(size);
+        }
         match self.pages {
             Some(p) => p.pages as u64,
             None => {
@@ -213,6 +242,9 @@ impl HeapLayout {
 
     /// Bytes a malloc of `size` takes from the heap.
     pub fn granted_bytes(&self, size: u32) -> u64 {
+        if let Some(o) = &self.ouro {
+            return o.granted_bytes(size);
+        }
         match self.pages {
             Some(p) => p.page_units as u64 * UNIT_BYTES,
             None => (size as u64).div_ceil(UNIT_BYTES) * UNIT_BYTES,
@@ -249,6 +281,9 @@ impl HeapLayout {
             constant("RWBM_PAGE_UNITS", p.page_units as u64);
             constant("RWBM_PAGE_SHIFT", p.page_units.trailing_zeros() as u64);
             constant("RWBM_BITMAP_WORDS", p.bitmap_words as u64);
+        }
+        if let Some(o) = &self.ouro {
+            o.wgsl(&mut s);
         }
         let _ = writeln!(
             s,

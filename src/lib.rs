@@ -20,6 +20,7 @@
 
 mod config;
 pub mod conformance;
+mod ouroboros;
 mod error;
 mod gpu;
 mod heap;

@@ -39,4 +39,9 @@ conformance_tests! {
     rw_bm_exhaustion: Strategy::RwBm, Scenario::Exhaustion;
     rw_bm_device_bad_input: Strategy::RwBm, Scenario::DeviceBadInput;
     rw_bm_host_bad_input: Strategy::RwBm, Scenario::HostBadInput;
+    ouro_p_s_basic: Strategy::OuroPS, Scenario::Basic;
+    ouro_p_s_churn: Strategy::OuroPS, Scenario::Churn;
+    ouro_p_s_exhaustion: Strategy::OuroPS, Scenario::Exhaustion;
+    ouro_p_s_device_bad_input: Strategy::OuroPS, Scenario::DeviceBadInput;
+    ouro_p_s_host_bad_input: Strategy::OuroPS, Scenario::HostBadInput;
 }

@@ -1,0 +1,81 @@
+// Ouroboros (Winter, Mlakar, Parger, Steinberger, ICS 2020), the strategy entry points:
+// size classes, the live bitmap, and the dispatch to the page-based front end.
+//
+// Size classes k = 0 .. OURO_CLASSES - 1: pages of OURO_MIN_PAGE_UNITS << k units up to one
+// chunk (OURO_BASE_CLASSES classes, ten for 16 B .. 8 KiB), then runs of 2, 4, .. chunks
+// (one page per run) up to HEAP_MAX_ALLOC. Queue q = k belongs to class k; queue
+// OURO_POOL is the chunk pool. Larger requests are rejected by alloc.wgsl as
+// HEAP_INVALID_REQUEST.
+//
+// The live bitmap (one bit per 16-byte unit, set at the first unit of each page out with a
+// user) makes double and interior frees detectable: free clears the bit with one atomicAnd
+// and reports HEAP_INVALID_FREE if it was already clear.
+//
+// Loops: none here; see the included modules.
+#include "../sync/bulk_semaphore.wgsl"
+#include "../queues/index_queue.wgsl"
+#include "chunks.wgsl"
+#include "page_based.wgsl"
+
+fn ouro_page_units(k: u32) -> u32 {
+    if (k < OURO_BASE_CLASSES) {
+        return OURO_MIN_PAGE_UNITS << k;
+    }
+    return OURO_CHUNK_UNITS << (k - OURO_BASE_CLASSES + 1u);
+}
+
+// Units (pages) per batch: the pages of one chunk, or one run.
+fn ouro_batch(k: u32) -> u32 {
+    if (k < OURO_BASE_CLASSES) {
+        return OURO_CHUNK_UNITS / (OURO_MIN_PAGE_UNITS << k);
+    }
+    return 1u;
+}
+
+fn ouro_run_chunks(k: u32) -> u32 {
+    if (k < OURO_BASE_CLASSES) {
+        return 1u;
+    }
+    return 1u << (k - OURO_BASE_CLASSES + 1u);
+}
+
+fn ouro_class_of(size_bytes: u32) -> u32 {
+    let u = max(heap_units_for(size_bytes), OURO_MIN_PAGE_UNITS);
+    return (32u - countLeadingZeros(u - 1u)) - OURO_MIN_PAGE_SHIFT;
+}
+
+fn ouro_grant(unit: u32, units: u32) -> HeapAlloc {
+    atomicOr(&heap_meta[OURO_LIVE_BITS + (unit >> 5u)], 1u << (unit & 31u));
+    return HeapAlloc(heap_handle_of(unit), units, HEAP_OK);
+}
+
+fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
+    return ouro_p_malloc(ouro_class_of(size_bytes));
+}
+
+fn strategy_free(ptr: u32) -> HeapFree {
+    let unit = heap_unit_of(ptr);
+    let chunk = unit >> OURO_CHUNK_SHIFT;
+    if (chunk >= OURO_CHUNKS) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    let info = atomicLoad(&heap_meta[OURO_CHUNK_INFO + chunk]);
+    if (info == 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    let k = info - 1u;
+    if ((unit & (ouro_page_units(k) - 1u)) != 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    let mask = 1u << (unit & 31u);
+    let old = atomicAnd(&heap_meta[OURO_LIVE_BITS + (unit >> 5u)], ~mask);
+    if ((old & mask) == 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    return ouro_p_free(unit, k);
+}
+
+// All state starts at zero (the host clears heap_meta): empty queues, semaphores at zero,
+// no fresh chunk used. Nothing to do.
+fn strategy_init(i: u32) {
+}

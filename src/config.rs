@@ -44,6 +44,11 @@ impl Strategy {
         matches!(self, Strategy::OuroPS)
     }
 
+    /// Whether this is a page-based Ouroboros strategy (queues of pages).
+    pub fn is_page_based_ouroboros(self) -> bool {
+        matches!(self, Strategy::OuroPS)
+    }
+
     /// Whether `free` releases memory for reuse.
     pub fn reuses_memory(self) -> bool {
         !matches!(self, Strategy::Bump)

@@ -34,14 +34,17 @@ conformance_tests! {
     bump_exhaustion: Strategy::Bump, Scenario::Exhaustion;
     bump_device_bad_input: Strategy::Bump, Scenario::DeviceBadInput;
     bump_host_bad_input: Strategy::Bump, Scenario::HostBadInput;
+    bump_utilisation: Strategy::Bump, Scenario::Utilisation;
     rw_bm_basic: Strategy::RwBm, Scenario::Basic;
     rw_bm_churn: Strategy::RwBm, Scenario::Churn;
     rw_bm_exhaustion: Strategy::RwBm, Scenario::Exhaustion;
     rw_bm_device_bad_input: Strategy::RwBm, Scenario::DeviceBadInput;
     rw_bm_host_bad_input: Strategy::RwBm, Scenario::HostBadInput;
+    rw_bm_utilisation: Strategy::RwBm, Scenario::Utilisation;
     ouro_p_s_basic: Strategy::OuroPS, Scenario::Basic;
     ouro_p_s_churn: Strategy::OuroPS, Scenario::Churn;
     ouro_p_s_exhaustion: Strategy::OuroPS, Scenario::Exhaustion;
     ouro_p_s_device_bad_input: Strategy::OuroPS, Scenario::DeviceBadInput;
     ouro_p_s_host_bad_input: Strategy::OuroPS, Scenario::HostBadInput;
+    ouro_p_s_utilisation: Strategy::OuroPS, Scenario::Utilisation;
 }

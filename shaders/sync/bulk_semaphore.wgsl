@@ -59,7 +59,8 @@ const BSEM_WAIT_ROUNDS: u32 = 64u;
 const BSEM_FRESH: u32 = 0u;
 const BSEM_RESERVED: u32 = 1u;
 
-// The per-call state of one wait: whether it holds a reservation, and for how many rounds.
+// The per-call state of one wait: whether it holds a reservation, and how many rounds it
+// has waited in all (never reset, so the switch to helping cannot be postponed forever).
 struct BsemWait {
     phase: u32,
     waited: u32,
@@ -102,7 +103,9 @@ fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
     let e = old >> BSEM_R_BITS;
     let r = old & BSEM_R_MASK;
     let avail = c + i32(e * batch) - i32(r);
-    if (avail < i32(n)) {
+    // After BSEM_WAIT_ROUNDS rounds of waiting in all (waits that end because units seemed
+    // to arrive, only to be taken by others, add up), stop waiting: produce a batch.
+    if (avail < i32(n) || (*st).waited >= BSEM_WAIT_ROUNDS) {
         if (e < BSEM_E_MAX) {
             let x = atomicCompareExchangeWeak(&heap_meta[s + 1u], old, old + BSEM_E_ONE);
             if (x.exchanged) {
@@ -118,7 +121,6 @@ fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
         let x = atomicCompareExchangeWeak(&heap_meta[s + 1u], old, old + n);
         if (x.exchanged) {
             (*st).phase = BSEM_RESERVED;
-            (*st).waited = 0u;
         }
     }
     return BSEM_PENDING;

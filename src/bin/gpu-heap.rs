@@ -299,6 +299,13 @@ fn run_conformance(
             r.corrupted,
             r.seconds
         );
+        if let Some(u) = r.utilisation {
+            println!(
+                "    utilisation: {:.2}% of the heap handed out as 16 B ({:.2}% of heap + metadata)",
+                u * 100.0,
+                r.utilisation_with_meta.unwrap_or(0.0) * 100.0
+            );
+        }
         for p in &r.problems {
             println!("    {p}");
         }

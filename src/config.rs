@@ -15,11 +15,13 @@ pub enum Strategy {
     RwBm,
     /// Ouroboros, page-based, standard index queues (Winter et al., ICS 2020, section 4.1).
     OuroPS,
+    /// Ouroboros, page-based, virtualized array-hierarchy queues (section 5.1).
+    OuroPVA,
 }
 
 impl Strategy {
     /// Every strategy, in the order the CLI lists them.
-    pub const ALL: &'static [Strategy] = &[Strategy::Bump, Strategy::RwBm, Strategy::OuroPS];
+    pub const ALL: &'static [Strategy] = &[Strategy::Bump, Strategy::RwBm, Strategy::OuroPS, Strategy::OuroPVA];
 
     /// The shared name (`bump`, `rw-bm`, ...).
     pub fn name(self) -> &'static str {
@@ -27,6 +29,7 @@ impl Strategy {
             Strategy::Bump => "bump",
             Strategy::RwBm => "rw-bm",
             Strategy::OuroPS => "ouro-p-s",
+            Strategy::OuroPVA => "ouro-p-va",
         }
     }
 
@@ -36,17 +39,23 @@ impl Strategy {
             Strategy::Bump => "GPU_HEAP_BUMP",
             Strategy::RwBm => "GPU_HEAP_RW_BM",
             Strategy::OuroPS => "GPU_HEAP_OURO_P_S",
+            Strategy::OuroPVA => "GPU_HEAP_OURO_P_VA",
         }
     }
 
     /// Whether this is one of the Ouroboros strategies (chunk manager and queues).
     pub fn is_ouroboros(self) -> bool {
-        matches!(self, Strategy::OuroPS)
+        matches!(self, Strategy::OuroPS | Strategy::OuroPVA)
     }
 
     /// Whether this is a page-based Ouroboros strategy (queues of pages).
     pub fn is_page_based_ouroboros(self) -> bool {
-        matches!(self, Strategy::OuroPS)
+        matches!(self, Strategy::OuroPS | Strategy::OuroPVA)
+    }
+
+    /// Whether the heap's segments are also bound as atomics (queues inside the heap).
+    pub fn needs_atomic_segments(self) -> bool {
+        matches!(self, Strategy::OuroPVA)
     }
 
     /// Whether `free` releases memory for reuse.

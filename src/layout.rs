@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::config::{HeapConfig, SegmentBinding, Strategy};
 use crate::error::{Error, Result};
-use crate::ouroboros::{OuroGeometry, OuroParams};
+use crate::ouroboros::{OuroGeometry, OuroParams, QueueKind};
 use crate::stats::STAT_WORDS;
 
 /// Bytes per heap unit; handles count units, so this is also malloc's alignment.
@@ -78,6 +78,9 @@ pub struct HeapLayout {
     pub bind_group_index: u32,
     pub(crate) pages: Option<PageGeometry>,
     pub(crate) ouro: Option<OuroGeometry>,
+    /// Every segment is bound a second time as `array<atomic<u32>>` (after the plain views),
+    /// for strategies that keep queues inside the heap.
+    pub atomic_segments: bool,
 }
 
 impl HeapLayout {
@@ -152,7 +155,7 @@ impl HeapLayout {
                 };
                 (page, Some(geometry))
             }
-            Strategy::OuroPS => (0, None),
+            Strategy::OuroPS | Strategy::OuroPVA => (0, None),
         };
         let ouro = if config.strategy.is_ouroboros() {
             Some(OuroGeometry::plan(&OuroParams {
@@ -164,6 +167,11 @@ impl HeapLayout {
                 max_binding: limits
                     .max_storage_buffer_binding_size
                     .min(limits.max_buffer_size),
+                queue_kind: if config.strategy.needs_atomic_segments() {
+                    QueueKind::VirtualArray
+                } else {
+                    QueueKind::Standard
+                },
             })?)
         } else {
             None
@@ -200,6 +208,7 @@ impl HeapLayout {
             bind_group_index: config.bind_group_index,
             pages,
             ouro,
+            atomic_segments: config.strategy.needs_atomic_segments(),
         })
     }
 
@@ -218,7 +227,7 @@ impl HeapLayout {
         match self.strategy {
             Strategy::Bump => 0,
             Strategy::RwBm => 1,
-            Strategy::OuroPS => 0,
+            Strategy::OuroPS | Strategy::OuroPVA => 0,
         }
     }
 
@@ -302,6 +311,15 @@ impl HeapLayout {
                      fn heap_segment_store(segment: u32, word: u32, value: u32) {{\n    \
                      heap_segments[segment].words[word] = value;\n}}"
                 );
+                if self.atomic_segments {
+                    let _ = writeln!(
+                        s,
+                        "struct HeapSegmentAtomic {{ words: array<atomic<u32>> }}\n\
+                         @group({group}) @binding(2) var<storage, read_write> heap_segments_atomic: \
+                         binding_array<HeapSegmentAtomic, {n}>;"
+                    );
+                    atomic_accessors(&mut s, |_| "heap_segments_atomic[segment].words".into(), None);
+                }
             }
             SegmentBindingKind::Separate => {
                 for i in 0..n {
@@ -330,9 +348,71 @@ impl HeapLayout {
                     );
                 }
                 let _ = writeln!(s, "        default: {{}}\n    }}\n}}");
+                if self.atomic_segments {
+                    for i in 0..n {
+                        let _ = writeln!(
+                            s,
+                            "@group({group}) @binding({}) var<storage, read_write> \
+                             heap_segment_atomic_{i}: array<atomic<u32>>;",
+                            n + i + 1
+                        );
+                    }
+                    atomic_accessors(&mut s, |i| format!("heap_segment_atomic_{i}"), Some(n));
+                }
             }
         }
         s
+    }
+}
+
+/// Generates heap_atomic_{load,store,exchange,add,cas}(segment, word, ..) over the atomic
+/// views: `array(i)` names segment i's array; `switch_over` is the segment count for
+/// separate bindings (a switch), None for a binding array indexed by `segment`.
+fn atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_over: Option<u32>) {
+    let ops: [(&str, &str, &str, &str); 5] = [
+        ("load", "", "u32", "return atomicLoad(&ARR[word]);"),
+        ("store", ", value: u32", "", "atomicStore(&ARR[word], value);"),
+        (
+            "exchange",
+            ", value: u32",
+            "u32",
+            "return atomicExchange(&ARR[word], value);",
+        ),
+        ("add", ", value: u32", "u32", "return atomicAdd(&ARR[word], value);"),
+        (
+            "cas",
+            ", compare: u32, value: u32",
+            "vec2<u32>",
+            "let x = atomicCompareExchangeWeak(&ARR[word], compare, value); \
+             return vec2<u32>(x.old_value, select(0u, 1u, x.exchanged));",
+        ),
+    ];
+    for (name, args, ret, body) in ops {
+        let arrow = if ret.is_empty() {
+            String::new()
+        } else {
+            format!(" -> {ret}")
+        };
+        let _ = writeln!(
+            s,
+            "fn heap_atomic_{name}(segment: u32, word: u32{args}){arrow} {{"
+        );
+        match switch_over {
+            None => {
+                let _ = writeln!(s, "    {}", body.replace("ARR", &array(0)));
+            }
+            Some(n) => {
+                let _ = writeln!(s, "    switch segment {{");
+                for i in 0..n {
+                    let _ = writeln!(s, "        case {i}u: {{ {} }}", body.replace("ARR", &array(i)));
+                }
+                let _ = writeln!(s, "        default: {{}}\n    }}");
+                if !ret.is_empty() {
+                    let _ = writeln!(s, "    return {ret}();");
+                }
+            }
+        }
+        let _ = writeln!(s, "}}");
     }
 }
 
@@ -394,12 +474,14 @@ fn resolve_binding(
             }
         }
     }
+    // Strategies with queues inside the heap bind every segment a second time, as atomics.
+    let views = if config.strategy.needs_atomic_segments() { 2 } else { 1 };
     let have = limits.max_storage_buffers_per_shader_stage as u64;
-    if have < segments + 1 {
+    if have < segments * views + 1 {
         return Err(Error::LimitTooLow {
             limit: "max_storage_buffers_per_shader_stage",
             have,
-            needed: segments + 1,
+            needed: segments * views + 1,
         });
     }
     Ok(kind)

@@ -31,6 +31,15 @@ const QUEUE_WORDS: u64 = 8;
 /// Cap on all of Ouroboros's metadata, whatever the binding allows.
 const META_CAP_BYTES: u64 = 1 << 30;
 
+/// Which queues hold the size classes up to one chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum QueueKind {
+    /// Standard index queues, rings in heap_meta.
+    Standard,
+    /// Virtualized array-hierarchy queues: chunk pointers in heap_meta, items in queue chunks.
+    VirtualArray,
+}
+
 /// The planned geometry of an Ouroboros heap.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct OuroGeometry {
@@ -49,6 +58,10 @@ pub(crate) struct OuroGeometry {
     pub rings: Vec<(u64, u64)>,
     /// Per class: the most batches (chunks or runs) the class may take.
     pub chunk_limit: Vec<u64>,
+    pub queue_kind: QueueKind,
+    /// Per class (VirtualArray, classes up to one chunk): first word and number of its
+    /// chunk-pointer slots (two words each).
+    pub vaq: Vec<(u64, u64)>,
     pub meta_words: u64,
 }
 
@@ -61,6 +74,7 @@ pub(crate) struct OuroParams {
     pub max_alloc: u32,
     /// The largest storage binding (bytes).
     pub max_binding: u64,
+    pub queue_kind: QueueKind,
 }
 
 impl OuroGeometry {
@@ -129,8 +143,28 @@ impl OuroGeometry {
                 1 << (k - base_classes + 1)
             }
         };
+        let items = |k: u32| (chunks / run(k)).max(1) * batch(k);
+        let virtual_class = |k: u32| p.queue_kind == QueueKind::VirtualArray && k < base_classes;
+        // Virtualized classes: two laps' worth of chunk-pointer slots, two words each.
+        let qc_items = chunk_units * 4;
+        let mut vaq = Vec::new();
+        let mut next = rings_start;
+        for k in 0..classes {
+            if virtual_class(k) {
+                let slots = (2 * items(k)).div_ceil(qc_items).next_power_of_two().max(2);
+                vaq.push((next, slots));
+                next += 2 * slots;
+            }
+        }
+        let rings_start = next;
         let mut caps: Vec<u64> = (0..classes)
-            .map(|k| ((chunks / run(k)).max(1) * batch(k)).next_power_of_two())
+            .map(|k| {
+                if virtual_class(k) {
+                    0
+                } else {
+                    items(k).next_power_of_two()
+                }
+            })
             .collect();
         caps.push(chunks.next_power_of_two()); // the pool
         let budget = p.max_binding.min(META_CAP_BYTES) / 4;
@@ -164,7 +198,15 @@ impl OuroGeometry {
             rings.push((next, c));
             next += c;
         }
-        let chunk_limit = (0..classes).map(|k| caps[k as usize] / batch(k)).collect();
+        let chunk_limit = (0..classes)
+            .map(|k| {
+                if virtual_class(k) {
+                    chunks
+                } else {
+                    caps[k as usize] / batch(k)
+                }
+            })
+            .collect();
         Ok(OuroGeometry {
             chunk_units: chunk_units as u32,
             chunks: chunks as u32,
@@ -177,6 +219,8 @@ impl OuroGeometry {
             live_bits,
             rings,
             chunk_limit,
+            queue_kind: p.queue_kind,
+            vaq,
             meta_words: next,
         })
     }
@@ -201,6 +245,10 @@ impl OuroGeometry {
         let limit = self.chunk_limit[k as usize];
         if k < self.base_classes {
             let per_chunk = self.chunk_units as u64 / self.page_units(k);
+            if self.queue_kind == QueueKind::VirtualArray {
+                // A lower bound: queue chunks live at the time may hold one or two chunks.
+                return chunks.saturating_sub(2) * per_chunk;
+            }
             chunks.min(limit) * per_chunk
         } else {
             let run = 1u64 << (k - self.base_classes + 1);
@@ -215,6 +263,9 @@ impl OuroGeometry {
     /// Constants and generated queue-geometry functions for `generated/config.wgsl`.
     pub fn wgsl(&self, s: &mut String) {
         let _ = writeln!(s, "#define GPU_HEAP_OURO");
+        if self.queue_kind == QueueKind::VirtualArray {
+            let _ = writeln!(s, "#define OURO_QUEUE_VA");
+        }
         let mut constant = |name: &str, value: u64| {
             let _ = writeln!(s, "const {name}: u32 = {value}u;");
         };
@@ -241,10 +292,16 @@ impl OuroGeometry {
             let _ = writeln!(s, "        default: {{ return 0u; }}\n    }}\n}}");
         };
         let bases: Vec<u64> = self.rings.iter().map(|r| r.0).collect();
-        let masks: Vec<u64> = self.rings.iter().map(|r| r.1 - 1).collect();
+        let masks: Vec<u64> = self.rings.iter().map(|r| r.1.max(1) - 1).collect();
         switch("ouro_ring_base", &bases);
         switch("ouro_ring_mask", &masks);
         switch("ouro_chunk_limit", &self.chunk_limit);
+        if self.queue_kind == QueueKind::VirtualArray {
+            let bases: Vec<u64> = self.vaq.iter().map(|v| v.0).collect();
+            let masks: Vec<u64> = self.vaq.iter().map(|v| v.1 - 1).collect();
+            switch("ouro_vaq_base", &bases);
+            switch("ouro_vaq_mask", &masks);
+        }
     }
 }
 
@@ -264,6 +321,7 @@ mod tests {
             min_page_size: 16,
             max_alloc: 64 << 10,
             max_binding: 128 << 20,
+            queue_kind: QueueKind::Standard,
         }
     }
 
@@ -288,6 +346,17 @@ mod tests {
         assert!(g.capacity_for(16) < (512 << 20) / 16);
         assert!(g.capacity_for(16) >= 1 << 20);
         assert_eq!(g.capacity_for(8192), 65536);
+    }
+
+    #[test]
+    fn virtual_array_queues_take_little_metadata() {
+        let mut p = params(512 << 20, 128 << 20);
+        p.queue_kind = QueueKind::VirtualArray;
+        let g = OuroGeometry::plan(&p).unwrap();
+        assert_eq!(g.vaq.len(), 10);
+        assert_eq!(g.vaq[0].1, 32768); // 2 x 32 Mi pages / 2048 per queue chunk
+        assert!(g.meta_words * 4 < 16 << 20);
+        assert!(g.capacity_for(16) > (500 << 20) / 16);
     }
 
     #[test]

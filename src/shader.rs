@@ -42,6 +42,10 @@ const LIBRARY: &[(&str, &str)] = &[
         include_str!("../shaders/queues/index_queue.wgsl"),
     ),
     (
+        "queues/vaq.wgsl",
+        include_str!("../shaders/queues/vaq.wgsl"),
+    ),
+    (
         "ouroboros/ouroboros.wgsl",
         include_str!("../shaders/ouroboros/ouroboros.wgsl"),
     ),

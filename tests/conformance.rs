@@ -47,4 +47,10 @@ conformance_tests! {
     ouro_p_s_device_bad_input: Strategy::OuroPS, Scenario::DeviceBadInput;
     ouro_p_s_host_bad_input: Strategy::OuroPS, Scenario::HostBadInput;
     ouro_p_s_utilisation: Strategy::OuroPS, Scenario::Utilisation;
+    ouro_p_va_basic: Strategy::OuroPVA, Scenario::Basic;
+    ouro_p_va_churn: Strategy::OuroPVA, Scenario::Churn;
+    ouro_p_va_exhaustion: Strategy::OuroPVA, Scenario::Exhaustion;
+    ouro_p_va_device_bad_input: Strategy::OuroPVA, Scenario::DeviceBadInput;
+    ouro_p_va_host_bad_input: Strategy::OuroPVA, Scenario::HostBadInput;
+    ouro_p_va_utilisation: Strategy::OuroPVA, Scenario::Utilisation;
 }

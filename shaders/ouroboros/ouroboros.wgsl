@@ -15,7 +15,56 @@
 #include "../sync/bulk_semaphore.wgsl"
 #include "../queues/index_queue.wgsl"
 #include "chunks.wgsl"
+#ifdef OURO_QUEUE_VA
+#include "../queues/vaq.wgsl"
+#endif
 #include "page_based.wgsl"
+
+// The class queues: standard index queues, or (OURO_QUEUE_VA) virtualized ones for the
+// classes up to one chunk. Classes of multi-chunk runs and the chunk pool always use
+// standard queues: they are small, and the pool cannot borrow its own chunks.
+fn cq_virtual(k: u32) -> bool {
+#ifdef OURO_QUEUE_VA
+    return k < OURO_BASE_CLASSES;
+#else
+    return false;
+#endif
+}
+
+fn cq_reserve_back(k: u32, n: u32) -> u32 {
+    return oq_reserve_back(k, n);
+}
+
+fn cq_put_at(k: u32, pos: u32, item: u32) -> bool {
+#ifdef OURO_QUEUE_VA
+    if (cq_virtual(k)) {
+        return vq_put_at(k, pos, item);
+    }
+#endif
+    return oq_put_at(k, pos, item);
+}
+
+fn cq_enqueue(k: u32, item: u32) -> bool {
+    return cq_put_at(k, cq_reserve_back(k, 1u), item);
+}
+
+fn cq_dequeue(k: u32) -> u32 {
+#ifdef OURO_QUEUE_VA
+    if (cq_virtual(k)) {
+        return vq_dequeue(k);
+    }
+#endif
+    return oq_dequeue(k);
+}
+
+// Why an enqueue failed: a virtualized queue found no memory for a queue chunk; a
+// standard one waited out its bound.
+fn cq_failure(k: u32) -> u32 {
+    if (cq_virtual(k)) {
+        return HEAP_OUT_OF_MEMORY;
+    }
+    return HEAP_CONTENTION;
+}
 
 fn ouro_page_units(k: u32) -> u32 {
     if (k < OURO_BASE_CLASSES) {
@@ -64,6 +113,9 @@ fn strategy_free(ptr: u32) -> HeapFree {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
     let k = info - 1u;
+    if (k >= OURO_CLASSES) {
+        return HeapFree(0u, HEAP_INVALID_FREE); // a queue chunk
+    }
     if ((unit & (ouro_page_units(k) - 1u)) != 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }

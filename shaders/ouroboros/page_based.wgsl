@@ -42,9 +42,9 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
     let pu = ouro_page_units(k);
     var added = 0u;
     if (batch > 1u) {
-        let pos = oq_reserve_back(k, batch - 1u);
+        let pos = cq_reserve_back(k, batch - 1u);
         for (var i = 1u; i < batch; i++) {
-            if (oq_put_at(k, pos + i - 1u, heap_handle_of(first + i * pu))) {
+            if (cq_put_at(k, pos + i - 1u, heap_handle_of(first + i * pu))) {
                 added += 1u;
             }
         }
@@ -60,7 +60,7 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
     for (var round = 0u; round < OURO_ROUNDS; round++) {
         let r = bsem_step(qm, 1u, batch, &st);
         if (r == BSEM_GOT) {
-            let v = oq_dequeue(k);
+            let v = cq_dequeue(k);
             if (v != OQ_EMPTY) {
                 return ouro_grant(heap_unit_of(v), ouro_page_units(k));
             }
@@ -78,8 +78,8 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
 // happened in ouro_free_check.
 fn ouro_p_free(unit: u32, k: u32) -> HeapFree {
     let pu = ouro_page_units(k);
-    if (!oq_enqueue(k, heap_handle_of(unit))) {
-        return HeapFree(pu, HEAP_CONTENTION); // the page is lost; counted
+    if (!cq_enqueue(k, heap_handle_of(unit))) {
+        return HeapFree(pu, cq_failure(k)); // the page stays out of circulation; counted
     }
     bsem_signal(ouro_queue_meta(k), 1u, 0u);
     return HeapFree(pu, HEAP_OK);

@@ -17,11 +17,13 @@ pub enum Strategy {
     OuroPS,
     /// Ouroboros, page-based, virtualized array-hierarchy queues (section 5.1).
     OuroPVA,
+    /// Ouroboros, page-based, virtualized linked-chunk queues (section 5.2).
+    OuroPVL,
 }
 
 impl Strategy {
     /// Every strategy, in the order the CLI lists them.
-    pub const ALL: &'static [Strategy] = &[Strategy::Bump, Strategy::RwBm, Strategy::OuroPS, Strategy::OuroPVA];
+    pub const ALL: &'static [Strategy] = &[Strategy::Bump, Strategy::RwBm, Strategy::OuroPS, Strategy::OuroPVA, Strategy::OuroPVL];
 
     /// The shared name (`bump`, `rw-bm`, ...).
     pub fn name(self) -> &'static str {
@@ -30,6 +32,7 @@ impl Strategy {
             Strategy::RwBm => "rw-bm",
             Strategy::OuroPS => "ouro-p-s",
             Strategy::OuroPVA => "ouro-p-va",
+            Strategy::OuroPVL => "ouro-p-vl",
         }
     }
 
@@ -40,22 +43,23 @@ impl Strategy {
             Strategy::RwBm => "GPU_HEAP_RW_BM",
             Strategy::OuroPS => "GPU_HEAP_OURO_P_S",
             Strategy::OuroPVA => "GPU_HEAP_OURO_P_VA",
+            Strategy::OuroPVL => "GPU_HEAP_OURO_P_VL",
         }
     }
 
     /// Whether this is one of the Ouroboros strategies (chunk manager and queues).
     pub fn is_ouroboros(self) -> bool {
-        matches!(self, Strategy::OuroPS | Strategy::OuroPVA)
+        matches!(self, Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL)
     }
 
     /// Whether this is a page-based Ouroboros strategy (queues of pages).
     pub fn is_page_based_ouroboros(self) -> bool {
-        matches!(self, Strategy::OuroPS | Strategy::OuroPVA)
+        matches!(self, Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL)
     }
 
     /// Whether the heap's segments are also bound as atomics (queues inside the heap).
     pub fn needs_atomic_segments(self) -> bool {
-        matches!(self, Strategy::OuroPVA)
+        matches!(self, Strategy::OuroPVA | Strategy::OuroPVL)
     }
 
     /// Whether `free` releases memory for reuse.

@@ -155,7 +155,7 @@ impl HeapLayout {
                 };
                 (page, Some(geometry))
             }
-            Strategy::OuroPS | Strategy::OuroPVA => (0, None),
+            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL => (0, None),
         };
         let ouro = if config.strategy.is_ouroboros() {
             Some(OuroGeometry::plan(&OuroParams {
@@ -167,10 +167,10 @@ impl HeapLayout {
                 max_binding: limits
                     .max_storage_buffer_binding_size
                     .min(limits.max_buffer_size),
-                queue_kind: if config.strategy.needs_atomic_segments() {
-                    QueueKind::VirtualArray
-                } else {
-                    QueueKind::Standard
+                queue_kind: match config.strategy {
+                    Strategy::OuroPVA => QueueKind::VirtualArray,
+                    Strategy::OuroPVL => QueueKind::VirtualLinked,
+                    _ => QueueKind::Standard,
                 },
             })?)
         } else {
@@ -227,7 +227,7 @@ impl HeapLayout {
         match self.strategy {
             Strategy::Bump => 0,
             Strategy::RwBm => 1,
-            Strategy::OuroPS | Strategy::OuroPVA => 0,
+            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL => 0,
         }
     }
 

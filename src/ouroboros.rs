@@ -38,6 +38,8 @@ pub(crate) enum QueueKind {
     Standard,
     /// Virtualized array-hierarchy queues: chunk pointers in heap_meta, items in queue chunks.
     VirtualArray,
+    /// Virtualized linked-chunk queues: front, back and old chunk pointers, linked chunks.
+    VirtualLinked,
 }
 
 /// The planned geometry of an Ouroboros heap.
@@ -62,6 +64,8 @@ pub(crate) struct OuroGeometry {
     /// Per class (VirtualArray, classes up to one chunk): first word and number of its
     /// chunk-pointer slots (two words each).
     pub vaq: Vec<(u64, u64)>,
+    /// Linked-chunk queues: first of the per-chunk start, next and count arrays.
+    pub qc_words: u64,
     pub meta_words: u64,
 }
 
@@ -144,14 +148,33 @@ impl OuroGeometry {
             }
         };
         let items = |k: u32| (chunks / run(k)).max(1) * batch(k);
-        let virtual_class = |k: u32| p.queue_kind == QueueKind::VirtualArray && k < base_classes;
+        let virtual_class = |k: u32| p.queue_kind != QueueKind::Standard && k < base_classes;
+        if p.queue_kind == QueueKind::VirtualLinked && chunk > 128 << 10 {
+            return Err(Error::InvalidConfig(format!(
+                "chunk_size {chunk} is too large for linked-chunk queues (at most 128 KiB: a \
+                 queue chunk's item count must fit 16 bits)"
+            )));
+        }
         // Virtualized classes: two laps' worth of chunk-pointer slots, two words each.
         let qc_items = chunk_units * 4;
         let mut vaq = Vec::new();
         let mut next = rings_start;
+        // Linked-chunk queues: start, next and count words per chunk.
+        let qc_words = if p.queue_kind == QueueKind::VirtualLinked {
+            next
+        } else {
+            0
+        };
+        if p.queue_kind == QueueKind::VirtualLinked {
+            next += 3 * chunks;
+        }
         for k in 0..classes {
             if virtual_class(k) {
-                let slots = (2 * items(k)).div_ceil(qc_items).next_power_of_two().max(2);
+                let slots = if p.queue_kind == QueueKind::VirtualLinked {
+                    1 // one slot: the count of drained chunks trailing front
+                } else {
+                    (2 * items(k)).div_ceil(qc_items).next_power_of_two().max(2)
+                };
                 vaq.push((next, slots));
                 next += 2 * slots;
             }
@@ -221,6 +244,7 @@ impl OuroGeometry {
             chunk_limit,
             queue_kind: p.queue_kind,
             vaq,
+            qc_words,
             meta_words: next,
         })
     }
@@ -245,9 +269,12 @@ impl OuroGeometry {
         let limit = self.chunk_limit[k as usize];
         if k < self.base_classes {
             let per_chunk = self.chunk_units as u64 / self.page_units(k);
-            if self.queue_kind == QueueKind::VirtualArray {
-                // A lower bound: queue chunks live at the time may hold one or two chunks.
-                return chunks.saturating_sub(2) * per_chunk;
+            match self.queue_kind {
+                // A lower bound: live queue chunks hold one or two chunks.
+                QueueKind::VirtualArray => return chunks.saturating_sub(2) * per_chunk,
+                // And drained ones trail front by up to 8 (VL_TRAIL in vlq.wgsl).
+                QueueKind::VirtualLinked => return chunks.saturating_sub(10) * per_chunk,
+                QueueKind::Standard => {}
             }
             chunks.min(limit) * per_chunk
         } else {
@@ -263,8 +290,14 @@ impl OuroGeometry {
     /// Constants and generated queue-geometry functions for `generated/config.wgsl`.
     pub fn wgsl(&self, s: &mut String) {
         let _ = writeln!(s, "#define GPU_HEAP_OURO");
-        if self.queue_kind == QueueKind::VirtualArray {
-            let _ = writeln!(s, "#define OURO_QUEUE_VA");
+        match self.queue_kind {
+            QueueKind::Standard => {}
+            QueueKind::VirtualArray => {
+                let _ = writeln!(s, "#define OURO_VIRTUAL_QUEUES\n#define OURO_QUEUE_VA");
+            }
+            QueueKind::VirtualLinked => {
+                let _ = writeln!(s, "#define OURO_VIRTUAL_QUEUES\n#define OURO_QUEUE_VL");
+            }
         }
         let mut constant = |name: &str, value: u64| {
             let _ = writeln!(s, "const {name}: u32 = {value}u;");
@@ -284,6 +317,11 @@ impl OuroGeometry {
         constant("OURO_QUEUE_META", self.queue_meta);
         constant("OURO_CHUNK_INFO", self.chunk_info);
         constant("OURO_LIVE_BITS", self.live_bits);
+        if self.queue_kind == QueueKind::VirtualLinked {
+            constant("OURO_QC_START", self.qc_words);
+            constant("OURO_QC_NEXT", self.qc_words + self.chunks as u64);
+            constant("OURO_QC_COUNT", self.qc_words + 2 * self.chunks as u64);
+        }
         let mut switch = |name: &str, values: &[u64]| {
             let _ = writeln!(s, "fn {name}(q: u32) -> u32 {{\n    switch q {{");
             for (q, v) in values.iter().enumerate() {
@@ -296,7 +334,7 @@ impl OuroGeometry {
         switch("ouro_ring_base", &bases);
         switch("ouro_ring_mask", &masks);
         switch("ouro_chunk_limit", &self.chunk_limit);
-        if self.queue_kind == QueueKind::VirtualArray {
+        if self.queue_kind != QueueKind::Standard {
             let bases: Vec<u64> = self.vaq.iter().map(|v| v.0).collect();
             let masks: Vec<u64> = self.vaq.iter().map(|v| v.1 - 1).collect();
             switch("ouro_vaq_base", &bases);

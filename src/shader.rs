@@ -46,6 +46,10 @@ const LIBRARY: &[(&str, &str)] = &[
         include_str!("../shaders/queues/vaq.wgsl"),
     ),
     (
+        "queues/vlq.wgsl",
+        include_str!("../shaders/queues/vlq.wgsl"),
+    ),
+    (
         "ouroboros/ouroboros.wgsl",
         include_str!("../shaders/ouroboros/ouroboros.wgsl"),
     ),

@@ -53,4 +53,10 @@ conformance_tests! {
     ouro_p_va_device_bad_input: Strategy::OuroPVA, Scenario::DeviceBadInput;
     ouro_p_va_host_bad_input: Strategy::OuroPVA, Scenario::HostBadInput;
     ouro_p_va_utilisation: Strategy::OuroPVA, Scenario::Utilisation;
+    ouro_p_vl_basic: Strategy::OuroPVL, Scenario::Basic;
+    ouro_p_vl_churn: Strategy::OuroPVL, Scenario::Churn;
+    ouro_p_vl_exhaustion: Strategy::OuroPVL, Scenario::Exhaustion;
+    ouro_p_vl_device_bad_input: Strategy::OuroPVL, Scenario::DeviceBadInput;
+    ouro_p_vl_host_bad_input: Strategy::OuroPVL, Scenario::HostBadInput;
+    ouro_p_vl_utilisation: Strategy::OuroPVL, Scenario::Utilisation;
 }

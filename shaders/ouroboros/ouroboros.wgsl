@@ -12,19 +12,29 @@
 // and reports HEAP_INVALID_FREE if it was already clear.
 //
 // Loops: none here; see the included modules.
+// Queue chunks (virtualized queues): items per chunk, rounds to wait for a chunk pointer or
+// link before making one, and the chunk-info mark of a queue chunk.
+const OURO_QC_ITEMS: u32 = OURO_CHUNK_UNITS * 4u;
+const OURO_QC_SHIFT: u32 = OURO_CHUNK_SHIFT + 2u;
+const VQ_PTR_WAIT: u32 = 256u;
+const OURO_INFO_QUEUE: u32 = 0x80000000u;
+
 #include "../sync/bulk_semaphore.wgsl"
 #include "../queues/index_queue.wgsl"
 #include "chunks.wgsl"
 #ifdef OURO_QUEUE_VA
 #include "../queues/vaq.wgsl"
 #endif
+#ifdef OURO_QUEUE_VL
+#include "../queues/vlq.wgsl"
+#endif
 #include "page_based.wgsl"
 
-// The class queues: standard index queues, or (OURO_QUEUE_VA) virtualized ones for the
+// The class queues: standard index queues, or (OURO_QUEUE_VA, OURO_QUEUE_VL) virtualized ones for the
 // classes up to one chunk. Classes of multi-chunk runs and the chunk pool always use
 // standard queues: they are small, and the pool cannot borrow its own chunks.
 fn cq_virtual(k: u32) -> bool {
-#ifdef OURO_QUEUE_VA
+#ifdef OURO_VIRTUAL_QUEUES
     return k < OURO_BASE_CLASSES;
 #else
     return false;
@@ -41,6 +51,11 @@ fn cq_put_at(k: u32, pos: u32, item: u32) -> bool {
         return vq_put_at(k, pos, item);
     }
 #endif
+#ifdef OURO_QUEUE_VL
+    if (cq_virtual(k)) {
+        return vl_put_at(k, pos, item);
+    }
+#endif
     return oq_put_at(k, pos, item);
 }
 
@@ -52,6 +67,11 @@ fn cq_dequeue(k: u32) -> u32 {
 #ifdef OURO_QUEUE_VA
     if (cq_virtual(k)) {
         return vq_dequeue(k);
+    }
+#endif
+#ifdef OURO_QUEUE_VL
+    if (cq_virtual(k)) {
+        return vl_dequeue(k);
     }
 #endif
     return oq_dequeue(k);

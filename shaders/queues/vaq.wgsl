@@ -25,10 +25,6 @@
 // be had (the heap is full), the enqueue fails: the caller reports it (a free then keeps
 // its page out of circulation and reports HEAP_OUT_OF_MEMORY).
 
-const VQ_PTR_WAIT: u32 = 256u;
-const OURO_QC_ITEMS: u32 = OURO_CHUNK_UNITS * 4u;
-const OURO_QC_SHIFT: u32 = OURO_CHUNK_SHIFT + 2u;
-const OURO_INFO_QUEUE: u32 = 0x80000000u;
 
 fn vq_ptr_word(q: u32, pos: u32) -> u32 {
     return ouro_vaq_base(q) + 2u * ((pos >> OURO_QC_SHIFT) & ouro_vaq_mask(q));

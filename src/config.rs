@@ -23,7 +23,13 @@ pub enum Strategy {
 
 impl Strategy {
     /// Every strategy, in the order the CLI lists them.
-    pub const ALL: &'static [Strategy] = &[Strategy::Bump, Strategy::RwBm, Strategy::OuroPS, Strategy::OuroPVA, Strategy::OuroPVL];
+    pub const ALL: &'static [Strategy] = &[
+        Strategy::Bump,
+        Strategy::RwBm,
+        Strategy::OuroPS,
+        Strategy::OuroPVA,
+        Strategy::OuroPVL,
+    ];
 
     /// The shared name (`bump`, `rw-bm`, ...).
     pub fn name(self) -> &'static str {
@@ -49,12 +55,18 @@ impl Strategy {
 
     /// Whether this is one of the Ouroboros strategies (chunk manager and queues).
     pub fn is_ouroboros(self) -> bool {
-        matches!(self, Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL)
+        matches!(
+            self,
+            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL
+        )
     }
 
     /// Whether this is a page-based Ouroboros strategy (queues of pages).
     pub fn is_page_based_ouroboros(self) -> bool {
-        matches!(self, Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL)
+        matches!(
+            self,
+            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL
+        )
     }
 
     /// Whether the heap's segments are also bound as atomics (queues inside the heap).

@@ -318,7 +318,11 @@ impl HeapLayout {
                          @group({group}) @binding(2) var<storage, read_write> heap_segments_atomic: \
                          binding_array<HeapSegmentAtomic, {n}>;"
                     );
-                    atomic_accessors(&mut s, |_| "heap_segments_atomic[segment].words".into(), None);
+                    atomic_accessors(
+                        &mut s,
+                        |_| "heap_segments_atomic[segment].words".into(),
+                        None,
+                    );
                 }
             }
             SegmentBindingKind::Separate => {
@@ -371,14 +375,24 @@ impl HeapLayout {
 fn atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_over: Option<u32>) {
     let ops: [(&str, &str, &str, &str); 5] = [
         ("load", "", "u32", "return atomicLoad(&ARR[word]);"),
-        ("store", ", value: u32", "", "atomicStore(&ARR[word], value);"),
+        (
+            "store",
+            ", value: u32",
+            "",
+            "atomicStore(&ARR[word], value);",
+        ),
         (
             "exchange",
             ", value: u32",
             "u32",
             "return atomicExchange(&ARR[word], value);",
         ),
-        ("add", ", value: u32", "u32", "return atomicAdd(&ARR[word], value);"),
+        (
+            "add",
+            ", value: u32",
+            "u32",
+            "return atomicAdd(&ARR[word], value);",
+        ),
         (
             "cas",
             ", compare: u32, value: u32",
@@ -404,7 +418,11 @@ fn atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_over: 
             Some(n) => {
                 let _ = writeln!(s, "    switch segment {{");
                 for i in 0..n {
-                    let _ = writeln!(s, "        case {i}u: {{ {} }}", body.replace("ARR", &array(i)));
+                    let _ = writeln!(
+                        s,
+                        "        case {i}u: {{ {} }}",
+                        body.replace("ARR", &array(i))
+                    );
                 }
                 let _ = writeln!(s, "        default: {{}}\n    }}");
                 if !ret.is_empty() {
@@ -475,7 +493,11 @@ fn resolve_binding(
         }
     }
     // Strategies with queues inside the heap bind every segment a second time, as atomics.
-    let views = if config.strategy.needs_atomic_segments() { 2 } else { 1 };
+    let views = if config.strategy.needs_atomic_segments() {
+        2
+    } else {
+        1
+    };
     let have = limits.max_storage_buffers_per_shader_stage as u64;
     if have < segments * views + 1 {
         return Err(Error::LimitTooLow {
@@ -533,6 +555,55 @@ mod tests {
         assert_eq!(l.segment_sizes, vec![1008]);
         assert_eq!(l.segment_shift, 6);
         assert_eq!(l.pages.unwrap().pages, 3);
+    }
+
+    #[test]
+    fn ouroboros_setters_are_validated() {
+        let c = caps(128 << 20, false);
+        let ouro = |f: fn(HeapConfig) -> HeapConfig| {
+            HeapLayout::plan(&f(HeapConfig::new(4 << 20).strategy(Strategy::OuroPS)), &c)
+        };
+        let l = ouro(|h| h).unwrap();
+        assert_eq!(l.max_alloc, 64 << 10);
+        assert_eq!(l.capacity_for(16), (4 << 20) / 16);
+        let l = ouro(|h| h.chunk_size(16 << 10).min_page_size(64)).unwrap();
+        assert_eq!(l.granted_bytes(16), 64);
+        assert_eq!(l.capacity_for(16 << 10), 256);
+        let l = ouro(|h| h.ouro_max_alloc(256 << 10)).unwrap();
+        assert_eq!(l.max_alloc, 256 << 10);
+        for bad in [
+            ouro(|h| h.chunk_size(3000)),
+            ouro(|h| h.chunk_size(8)),
+            ouro(|h| h.min_page_size(24)),
+            ouro(|h| h.min_page_size(16 << 10)),
+            ouro(|h| h.ouro_max_alloc(100_000)),
+            ouro(|h| h.chunk_size(8 << 20)),
+        ] {
+            assert!(matches!(bad, Err(Error::InvalidConfig(_))), "{bad:?}");
+        }
+        assert!(matches!(
+            HeapLayout::plan(
+                &HeapConfig::new(4 << 20)
+                    .strategy(Strategy::OuroPVL)
+                    .chunk_size(256 << 10),
+                &c
+            ),
+            Err(Error::InvalidConfig(_))
+        ));
+    }
+
+    #[test]
+    fn atomic_segment_views_count_against_the_binding_limit() {
+        let mut c = caps(1 << 20, false);
+        c.limits.max_storage_buffers_per_shader_stage = 8;
+        let config = HeapConfig::new(4 << 20)
+            .segment_binding(SegmentBinding::Separate)
+            .max_separate_bindings(8);
+        assert!(HeapLayout::plan(&config.clone().strategy(Strategy::OuroPS), &c).is_ok());
+        assert!(matches!(
+            HeapLayout::plan(&config.strategy(Strategy::OuroPVA), &c),
+            Err(Error::LimitTooLow { needed: 9, .. })
+        ));
     }
 
     #[test]

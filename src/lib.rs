@@ -20,11 +20,11 @@
 
 mod config;
 pub mod conformance;
-mod ouroboros;
 mod error;
 mod gpu;
 mod heap;
 mod layout;
+mod ouroboros;
 pub mod shader;
 mod stats;
 

@@ -250,7 +250,9 @@ impl OuroGeometry {
     }
 
     fn class_of(&self, size: u32) -> u32 {
-        let units = (size as u64).div_ceil(UNIT_BYTES).max(self.min_page_units as u64);
+        let units = (size as u64)
+            .div_ceil(UNIT_BYTES)
+            .max(self.min_page_units as u64);
         (units.next_power_of_two() / self.min_page_units as u64).trailing_zeros()
     }
 
@@ -401,13 +403,22 @@ mod tests {
     fn bad_geometry_is_typed() {
         let mut p = params(1 << 20, 256 << 10);
         p.chunk_size = 3000;
-        assert!(matches!(OuroGeometry::plan(&p), Err(Error::InvalidConfig(_))));
+        assert!(matches!(
+            OuroGeometry::plan(&p),
+            Err(Error::InvalidConfig(_))
+        ));
         let mut p = params(1 << 20, 256 << 10);
         p.min_page_size = 8;
-        assert!(matches!(OuroGeometry::plan(&p), Err(Error::InvalidConfig(_))));
+        assert!(matches!(
+            OuroGeometry::plan(&p),
+            Err(Error::InvalidConfig(_))
+        ));
         let mut p = params(1 << 20, 256 << 10);
         p.min_page_size = 16384;
-        assert!(matches!(OuroGeometry::plan(&p), Err(Error::InvalidConfig(_))));
+        assert!(matches!(
+            OuroGeometry::plan(&p),
+            Err(Error::InvalidConfig(_))
+        ));
         assert!(matches!(
             OuroGeometry::plan(&params(4096, 4096)),
             Err(Error::InvalidConfig(_))

@@ -157,15 +157,7 @@ fn run(gpu: &Gpu, threads: u32, rounds: u32, batch: u32, dispatches: u32) -> Out
         )
         .unwrap();
     }
-    let bytes = read_buffer(
-        device,
-        &gpu.queue,
-        &words,
-        0,
-        32,
-        Duration::from_secs(10),
-    )
-    .unwrap();
+    let bytes = read_buffer(device, &gpu.queue, &words, 0, 32, Duration::from_secs(10)).unwrap();
     let w: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
     Outcome {
         count: w[0] as i32,
@@ -186,9 +178,14 @@ fn check(threads: u32, rounds: u32, batch: u32, dispatches: u32) {
     );
     // Every unit produced is back in C: none lost, none made up.
     assert_eq!(o.count as i64, o.produced as i64, "units lost or created");
-    assert_eq!(o.produced, o.batches * batch, "produced units are whole batches");
     assert_eq!(
-        o.expected_reserved, 0,
+        o.produced,
+        o.batches * batch,
+        "produced units are whole batches"
+    );
+    assert_eq!(
+        o.expected_reserved,
+        0,
         "expected/reserved word not back at zero: E {} R {}",
         o.expected_reserved >> 20,
         o.expected_reserved & 0xfffff

@@ -530,7 +530,11 @@ fn utilisation(
         checks.equal("corrupted allocations", tally[TALLY_CORRUPTED], 0);
         checks.equal(
             "failed frees are all out of memory",
-            (failures.out_of_memory, failures.contention, failures.invalid_free),
+            (
+                failures.out_of_memory,
+                failures.contention,
+                failures.invalid_free,
+            ),
             (tally[TALLY_FREE_FAILED] as u64, 0, 0),
         );
         checks.finish(&stats);

@@ -17,8 +17,9 @@
 //   - The pointer array spans at least twice the items the queue can hold
 //     (src/ouroboros.rs), so the next lap never reaches a chunk still in use.
 //   - A queue chunk is zeroed (all OQ_EMPTY) before its pointer is published. The enqueuer
-//     of a chunk's first position installs it at once; others wait VQ_PTR_WAIT rounds for
-//     the pointer, then install one themselves (the loser of the CAS returns its chunk).
+//     of a chunk's first position installs it at once, and the next one ahead of need;
+//     others wait VQ_PTR_WAIT rounds for the pointer, then install one themselves (the
+//     loser of the CAS returns its chunk).
 //
 // Loops, all bounded: VQ_PTR_WAIT rounds for a pointer, OURO_QC_ITEMS stores to zero a
 // chunk, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per item. If no queue chunk can
@@ -101,6 +102,11 @@ fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
         let c = vq_chunk(q, pos);
         if (c == OURO_NO_CHUNK) {
             return false;
+        }
+        if ((pos & (OURO_QC_ITEMS - 1u)) == 0u) {
+            // Section 5.1: the enqueuer of a chunk's first position places the next chunk
+            // ahead of need, so the threads that reach it do not wait for its pointer.
+            vq_chunk(q, pos + OURO_QC_ITEMS);
         }
         let seg = vq_segment(c);
         let w = vq_word(c, pos & (OURO_QC_ITEMS - 1u));

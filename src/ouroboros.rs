@@ -6,7 +6,10 @@
 //! ```text
 //!   0 .. 15                 statistics (core/stats.wgsl)
 //!  16                       OURO_FRESH: chunks bumped from fresh memory
-//!  17 .. 31                 reserved
+//!  17                       OURO_LOST_UNITS: 16-byte units of pages a queue could not take
+//!                           (virtualized queue without memory for a queue chunk, or a
+//!                           standard queue's bounded wait ran out); they stay out of use
+//!  18 .. 31                 reserved
 //!  32 ..                    OURO_QUEUE_META: 8 words per queue (classes, then the chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
@@ -316,6 +319,7 @@ impl OuroGeometry {
         constant("OURO_CLASSES", self.classes as u64);
         constant("OURO_POOL", self.classes as u64);
         constant("OURO_FRESH", STAT_WORDS as u64);
+        constant("OURO_LOST_UNITS", STAT_WORDS as u64 + 1);
         constant("OURO_QUEUE_META", self.queue_meta);
         constant("OURO_CHUNK_INFO", self.chunk_info);
         constant("OURO_LIVE_BITS", self.live_bits);

@@ -49,6 +49,11 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
             }
         }
     }
+    if (added + 1u < batch) {
+        // Pages the queue could not take (a virtualized queue found no chunk, or a standard
+        // one waited out its bound) stay out of circulation: count their units.
+        atomicAdd(&heap_meta[OURO_LOST_UNITS], (batch - 1u - added) * pu);
+    }
     bsem_signal(qm, added, 1u);
     return ouro_grant(first, pu);
 }
@@ -79,7 +84,10 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
 fn ouro_p_free(unit: u32, k: u32) -> HeapFree {
     let pu = ouro_page_units(k);
     if (!cq_enqueue(k, heap_handle_of(unit))) {
-        return HeapFree(pu, cq_failure(k)); // the page stays out of circulation; counted
+        // The page stays out of circulation: the failed free is counted by status, and its
+        // units in OURO_LOST_UNITS.
+        atomicAdd(&heap_meta[OURO_LOST_UNITS], pu);
+        return HeapFree(pu, cq_failure(k));
     }
     bsem_signal(ouro_queue_meta(k), 1u, 0u);
     return HeapFree(pu, HEAP_OK);

@@ -14,10 +14,13 @@ pub enum Strategy {
     /// Random walk over a bitmap of fixed-size pages (Pham & Tu, section 4.1).
     RwBm,
     /// Ouroboros, page-based, standard index queues (Winter et al., ICS 2020, section 4.1).
+    #[serde(rename = "ouro-p-s")]
     OuroPS,
     /// Ouroboros, page-based, virtualized array-hierarchy queues (section 5.1).
+    #[serde(rename = "ouro-p-va")]
     OuroPVA,
     /// Ouroboros, page-based, virtualized linked-chunk queues (section 5.2).
+    #[serde(rename = "ouro-p-vl")]
     OuroPVL,
 }
 
@@ -223,5 +226,20 @@ impl HeapConfig {
     pub fn watchdog(mut self, timeout: Duration) -> Self {
         self.watchdog = timeout;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_names_are_the_shared_names() {
+        for &s in Strategy::ALL {
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, format!("\"{}\"", s.name()));
+            assert_eq!(serde_json::from_str::<Strategy>(&json).unwrap(), s);
+            assert_eq!(s.name().parse::<Strategy>().unwrap(), s);
+        }
     }
 }

@@ -277,8 +277,10 @@ impl OuroGeometry {
             match self.queue_kind {
                 // A lower bound: live queue chunks hold one or two chunks.
                 QueueKind::VirtualArray => return chunks.saturating_sub(2) * per_chunk,
-                // And drained ones trail front by up to 8 (VL_TRAIL in vlq.wgsl).
-                QueueKind::VirtualLinked => return chunks.saturating_sub(10) * per_chunk,
+                // And drained ones trail front by up to vl_trail chunks.
+                QueueKind::VirtualLinked => {
+                    return chunks.saturating_sub(2 + self.vl_trail()) * per_chunk
+                }
                 QueueKind::Standard => {}
             }
             chunks.min(limit) * per_chunk
@@ -286,6 +288,12 @@ impl OuroGeometry {
             let run = 1u64 << (k - self.base_classes + 1);
             (chunks / run).min(limit)
         }
+    }
+
+    /// Linked-chunk queues: drained queue chunks kept behind front before they are freed
+    /// (`OURO_VL_TRAIL`, the paper's safety distance t).
+    pub fn vl_trail(&self) -> u64 {
+        (self.chunks as u64 / 128).clamp(8, 256)
     }
 
     pub fn granted_bytes(&self, size: u32) -> u64 {
@@ -327,6 +335,7 @@ impl OuroGeometry {
             constant("OURO_QC_START", self.qc_words);
             constant("OURO_QC_NEXT", self.qc_words + self.chunks as u64);
             constant("OURO_QC_COUNT", self.qc_words + 2 * self.chunks as u64);
+            constant("OURO_VL_TRAIL", self.vl_trail());
         }
         let mut switch = |name: &str, values: &[u64]| {
             let _ = writeln!(s, "fn {name}(q: u32) -> u32 {{\n    switch q {{");

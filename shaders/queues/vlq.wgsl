@@ -2,8 +2,11 @@
 // an index queue made of queue chunks from the chunk pool, linked by next pointers, with
 // three chunk pointers per queue: front (dequeues start their search there), back
 // (enqueues start there) and old, which lags behind front and returns drained chunks to the
-// pool once they are more than VL_TRAIL chunks behind it (the paper's safety distance t:
-// a reader that found a chunk through a stale pointer is given time to finish with it).
+// pool once they are more than OURO_VL_TRAIL chunks behind it (the paper's safety distance
+// t: a reader that found a chunk through a stale pointer is given time to finish with it).
+// The host sets t from the heap (chunks / 128, from 8 to 256 chunks: on a large heap, 256
+// chunks of 2048 items outlast the ~270k threads an H200 keeps resident; it is a heuristic,
+// as in the paper, not a proof).
 //
 // State (heap_meta): queue descriptor (queues/index_queue.wgsl) [2] front position,
 // [3] back position, [5] front chunk + 1, [6] back chunk + 1, [7] old chunk + 1;
@@ -20,7 +23,7 @@
 //   - Chunks are linked in position order: a chunk's successor starts OURO_QC_ITEMS later.
 //     The first enqueuer of a chunk's first position links it; others wait VQ_PTR_WAIT
 //     rounds for the link and then link one themselves (the CAS loser returns its chunk).
-//   - old stays VL_TRAIL chunks behind front; only the chunk it leaves is freed.
+//   - old stays OURO_VL_TRAIL chunks behind front; only the chunk it leaves is freed.
 //   - Abandoned positions (a dequeuer that waited out its slot) are marked OQ_SKIP and
 //     finished by their enqueuer, as in the standard queue.
 //
@@ -28,7 +31,6 @@
 // stores to zero a chunk, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per item, and
 // VL_ROUNDS steps of pointer moving. A search that runs out fails; the caller reports it.
 
-const VL_TRAIL: u32 = 8u;
 const VL_ROUNDS: u32 = 1024u;
 const VL_A_ONE: u32 = 0x10000u;
 
@@ -164,7 +166,7 @@ fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
 }
 
 // Algorithm 6: moves the front (back = false) or back pointer from chunk c past every
-// finished chunk; front moves let old follow at VL_TRAIL chunks and free what it leaves.
+// finished chunk; front moves let old follow at OURO_VL_TRAIL chunks and free what it leaves.
 fn vl_advance(q: u32, c0: u32, back: bool) {
     let d = ouro_queue_meta(q);
     var word = d + 5u;
@@ -191,7 +193,7 @@ fn vl_advance(q: u32, c0: u32, back: bool) {
             // A drained chunk is finished for enqueuers too: if back still points at it (the
             // fill and the drain were one step), move back along as well.
             atomicCompareExchangeWeak(&heap_meta[d + 6u], c + 1u, n);
-            if (atomicAdd(&heap_meta[ouro_vaq_base(q)], 1u) >= VL_TRAIL) {
+            if (atomicAdd(&heap_meta[ouro_vaq_base(q)], 1u) >= OURO_VL_TRAIL) {
                 let o = atomicLoad(&heap_meta[d + 7u]);
                 var on = 0u;
                 if (o != 0u) {

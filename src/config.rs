@@ -22,6 +22,9 @@ pub enum Strategy {
     /// Ouroboros, page-based, virtualized linked-chunk queues (section 5.2).
     #[serde(rename = "ouro-p-vl")]
     OuroPVL,
+    /// Ouroboros, chunk-based, standard queues of chunks with free pages (section 4.2).
+    #[serde(rename = "ouro-c-s")]
+    OuroCS,
 }
 
 impl Strategy {
@@ -32,6 +35,7 @@ impl Strategy {
         Strategy::OuroPS,
         Strategy::OuroPVA,
         Strategy::OuroPVL,
+        Strategy::OuroCS,
     ];
 
     /// The shared name (`bump`, `rw-bm`, ...).
@@ -42,6 +46,7 @@ impl Strategy {
             Strategy::OuroPS => "ouro-p-s",
             Strategy::OuroPVA => "ouro-p-va",
             Strategy::OuroPVL => "ouro-p-vl",
+            Strategy::OuroCS => "ouro-c-s",
         }
     }
 
@@ -53,6 +58,7 @@ impl Strategy {
             Strategy::OuroPS => "GPU_HEAP_OURO_P_S",
             Strategy::OuroPVA => "GPU_HEAP_OURO_P_VA",
             Strategy::OuroPVL => "GPU_HEAP_OURO_P_VL",
+            Strategy::OuroCS => "GPU_HEAP_OURO_C_S",
         }
     }
 
@@ -60,7 +66,7 @@ impl Strategy {
     pub fn is_ouroboros(self) -> bool {
         matches!(
             self,
-            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL
+            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL | Strategy::OuroCS
         )
     }
 

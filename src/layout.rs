@@ -155,7 +155,9 @@ impl HeapLayout {
                 };
                 (page, Some(geometry))
             }
-            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL => (0, None),
+            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL | Strategy::OuroCS => {
+                (0, None)
+            }
         };
         let ouro = if config.strategy.is_ouroboros() {
             Some(OuroGeometry::plan(&OuroParams {
@@ -167,6 +169,7 @@ impl HeapLayout {
                 max_binding: limits
                     .max_storage_buffer_binding_size
                     .min(limits.max_buffer_size),
+                chunk_based: config.strategy == Strategy::OuroCS,
                 queue_kind: match config.strategy {
                     Strategy::OuroPVA => QueueKind::VirtualArray,
                     Strategy::OuroPVL => QueueKind::VirtualLinked,
@@ -228,6 +231,8 @@ impl HeapLayout {
             Strategy::Bump => 0,
             Strategy::RwBm => 1,
             Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL => 0,
+            // The chunk-based front end marks every chunk's count (chunk_based.wgsl).
+            Strategy::OuroCS => self.ouro.as_ref().map_or(0, |o| o.chunks.min(1 << 20)),
         }
     }
 

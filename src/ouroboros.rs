@@ -69,6 +69,10 @@ pub(crate) struct OuroGeometry {
     pub vaq: Vec<(u64, u64)>,
     /// Linked-chunk queues: first of the per-chunk start, next and count arrays.
     pub qc_words: u64,
+    /// Chunk-based: first of the per-chunk count, queued and position arrays, then the
+    /// bitmasks (`cb_words` words per chunk); 0 if page-based.
+    pub cb_meta: u64,
+    pub cb_words: u64,
     pub meta_words: u64,
 }
 
@@ -82,6 +86,8 @@ pub(crate) struct OuroParams {
     /// The largest storage binding (bytes).
     pub max_binding: u64,
     pub queue_kind: QueueKind,
+    /// Chunk-based front end for the classes up to one chunk (queues of chunk tokens).
+    pub chunk_based: bool,
 }
 
 impl OuroGeometry {
@@ -182,11 +188,30 @@ impl OuroGeometry {
                 next += 2 * slots;
             }
         }
+        // Chunk-based: per-chunk words, and rings of chunk tokens with twice as many slots
+        // as chunks (tokens are removed where they lie; see chunk_based.wgsl).
+        let (cb_meta, cb_words) = if p.chunk_based {
+            let words = (chunk_units / min_page_units).div_ceil(32);
+            let start = next;
+            next += 3 * chunks + words * chunks;
+            (start, words)
+        } else {
+            (0, 0)
+        };
         let rings_start = next;
+        let entries_per_batch = |k: u32| -> u64 {
+            if p.chunk_based && k < base_classes {
+                2
+            } else {
+                batch(k)
+            }
+        };
         let mut caps: Vec<u64> = (0..classes)
             .map(|k| {
                 if virtual_class(k) {
                     0
+                } else if p.chunk_based && k < base_classes {
+                    (2 * chunks).next_power_of_two()
                 } else {
                     items(k).next_power_of_two()
                 }
@@ -205,7 +230,7 @@ impl OuroGeometry {
                 .enumerate()
                 .max_by_key(|(_, c)| **c)
                 .expect("at least one class");
-            if caps[k] / 2 < batch(k as u32) {
+            if caps[k] / 2 < entries_per_batch(k as u32) {
                 return Err(Error::TooLarge {
                     requested: p.bytes,
                     reason: format!(
@@ -229,7 +254,7 @@ impl OuroGeometry {
                 if virtual_class(k) {
                     chunks
                 } else {
-                    caps[k as usize] / batch(k)
+                    caps[k as usize] / entries_per_batch(k)
                 }
             })
             .collect();
@@ -248,6 +273,8 @@ impl OuroGeometry {
             queue_kind: p.queue_kind,
             vaq,
             qc_words,
+            cb_meta,
+            cb_words,
             meta_words: next,
         })
     }
@@ -303,6 +330,9 @@ impl OuroGeometry {
     /// Constants and generated queue-geometry functions for `generated/config.wgsl`.
     pub fn wgsl(&self, s: &mut String) {
         let _ = writeln!(s, "#define GPU_HEAP_OURO");
+        if self.cb_words > 0 {
+            let _ = writeln!(s, "#define OURO_CHUNK_BASED");
+        }
         match self.queue_kind {
             QueueKind::Standard => {}
             QueueKind::VirtualArray => {
@@ -331,6 +361,13 @@ impl OuroGeometry {
         constant("OURO_QUEUE_META", self.queue_meta);
         constant("OURO_CHUNK_INFO", self.chunk_info);
         constant("OURO_LIVE_BITS", self.live_bits);
+        if self.cb_words > 0 {
+            constant("OURO_CB_COUNT", self.cb_meta);
+            constant("OURO_CB_QUEUED", self.cb_meta + self.chunks as u64);
+            constant("OURO_CB_POS", self.cb_meta + 2 * self.chunks as u64);
+            constant("OURO_CB_BITS", self.cb_meta + 3 * self.chunks as u64);
+            constant("OURO_CB_WORDS", self.cb_words);
+        }
         if self.queue_kind == QueueKind::VirtualLinked {
             constant("OURO_QC_START", self.qc_words);
             constant("OURO_QC_NEXT", self.qc_words + self.chunks as u64);
@@ -375,6 +412,7 @@ mod tests {
             max_alloc: 64 << 10,
             max_binding: 128 << 20,
             queue_kind: QueueKind::Standard,
+            chunk_based: false,
         }
     }
 

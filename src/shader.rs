@@ -62,6 +62,10 @@ const LIBRARY: &[(&str, &str)] = &[
         include_str!("../shaders/ouroboros/page_based.wgsl"),
     ),
     (
+        "ouroboros/chunk_based.wgsl",
+        include_str!("../shaders/ouroboros/chunk_based.wgsl"),
+    ),
+    (
         "conformance/kernels.wgsl",
         include_str!("../shaders/conformance/kernels.wgsl"),
     ),

@@ -59,4 +59,10 @@ conformance_tests! {
     ouro_p_vl_device_bad_input: Strategy::OuroPVL, Scenario::DeviceBadInput;
     ouro_p_vl_host_bad_input: Strategy::OuroPVL, Scenario::HostBadInput;
     ouro_p_vl_utilisation: Strategy::OuroPVL, Scenario::Utilisation;
+    ouro_c_s_basic: Strategy::OuroCS, Scenario::Basic;
+    ouro_c_s_churn: Strategy::OuroCS, Scenario::Churn;
+    ouro_c_s_exhaustion: Strategy::OuroCS, Scenario::Exhaustion;
+    ouro_c_s_device_bad_input: Strategy::OuroCS, Scenario::DeviceBadInput;
+    ouro_c_s_host_bad_input: Strategy::OuroCS, Scenario::HostBadInput;
+    ouro_c_s_utilisation: Strategy::OuroCS, Scenario::Utilisation;
 }

@@ -1,5 +1,7 @@
 // Ouroboros (Winter, Mlakar, Parger, Steinberger, ICS 2020), the strategy entry points:
-// size classes, the live bitmap, and the dispatch to the page-based front end.
+// size classes, the live bitmap, and the dispatch to the page-based front end (and, with
+// OURO_CHUNK_BASED, the chunk-based one for the classes up to one chunk; the classes of
+// multi-chunk runs are page-based in every variant: one page per run).
 //
 // Size classes k = 0 .. OURO_CLASSES - 1: pages of OURO_MIN_PAGE_UNITS << k units up to one
 // chunk (OURO_BASE_CLASSES classes, ten for 16 B .. 8 KiB), then runs of 2, 4, .. chunks
@@ -29,6 +31,9 @@ const OURO_INFO_QUEUE: u32 = 0x80000000u;
 #include "../queues/vlq.wgsl"
 #endif
 #include "page_based.wgsl"
+#ifdef OURO_CHUNK_BASED
+#include "chunk_based.wgsl"
+#endif
 
 // The class queues: standard index queues, or (OURO_QUEUE_VA, OURO_QUEUE_VL) virtualized ones for the
 // classes up to one chunk. Classes of multi-chunk runs and the chunk pool always use
@@ -119,7 +124,13 @@ fn ouro_grant(unit: u32, units: u32) -> HeapAlloc {
 }
 
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
-    return ouro_p_malloc(ouro_class_of(size_bytes));
+    let k = ouro_class_of(size_bytes);
+#ifdef OURO_CHUNK_BASED
+    if (k < OURO_BASE_CLASSES) {
+        return ouro_c_malloc(k);
+    }
+#endif
+    return ouro_p_malloc(k);
 }
 
 fn strategy_free(ptr: u32) -> HeapFree {
@@ -144,10 +155,22 @@ fn strategy_free(ptr: u32) -> HeapFree {
     if ((old & mask) == 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
+#ifdef OURO_CHUNK_BASED
+    if (k < OURO_BASE_CLASSES) {
+        return ouro_c_free(unit, k);
+    }
+#endif
     return ouro_p_free(unit, k);
 }
 
 // All state starts at zero (the host clears heap_meta): empty queues, semaphores at zero,
-// no fresh chunk used. Nothing to do.
+// no fresh chunk used. The chunk-based front end marks every chunk's count as retired
+// (STRATEGY_INIT_INVOCATIONS = min(OURO_CHUNKS, 2^20) invocations, each taking every
+// STRATEGY_INIT_INVOCATIONS-th chunk: at most 8 per invocation on a 64 GiB heap).
 fn strategy_init(i: u32) {
+#ifdef OURO_CHUNK_BASED
+    for (var c = i; c < OURO_CHUNKS; c += STRATEGY_INIT_INVOCATIONS) {
+        atomicStore(&heap_meta[OURO_CB_COUNT + c], bitcast<u32>(OURO_CB_RETIRED));
+    }
+#endif
 }

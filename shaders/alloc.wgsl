@@ -43,6 +43,9 @@
 #ifdef GPU_HEAP_RW_MALLOC
 #include "random_walk/rw_malloc.wgsl"
 #endif
+#ifdef GPU_HEAP_OURO
+#include "ouroboros/ouroboros.wgsl"
+#endif
 
 var<private> heap_status: u32 = HEAP_OK;
 

@@ -20,6 +20,18 @@ pub enum Strategy {
     Corw,
     /// Runs of consecutive free units of any size (Pham & Tu, section 4.3).
     RwMalloc,
+    /// Ouroboros, page-based, standard index queues (Winter et al., ICS 2020, section 4.1).
+    #[serde(rename = "ouro-p-s")]
+    OuroPS,
+    /// Ouroboros, page-based, virtualized array-hierarchy queues (section 5.1).
+    #[serde(rename = "ouro-p-va")]
+    OuroPVA,
+    /// Ouroboros, page-based, virtualized linked-chunk queues (section 5.2).
+    #[serde(rename = "ouro-p-vl")]
+    OuroPVL,
+    /// Ouroboros, chunk-based, standard queues of chunks with free pages (section 4.2).
+    #[serde(rename = "ouro-c-s")]
+    OuroCS,
 }
 
 impl Strategy {
@@ -30,6 +42,10 @@ impl Strategy {
         Strategy::Rw,
         Strategy::Corw,
         Strategy::RwMalloc,
+        Strategy::OuroPS,
+        Strategy::OuroPVA,
+        Strategy::OuroPVL,
+        Strategy::OuroCS,
     ];
 
     /// The shared name (`bump`, `rw-bm`, ...).
@@ -40,6 +56,10 @@ impl Strategy {
             Strategy::Rw => "rw",
             Strategy::Corw => "corw",
             Strategy::RwMalloc => "rw-malloc",
+            Strategy::OuroPS => "ouro-p-s",
+            Strategy::OuroPVA => "ouro-p-va",
+            Strategy::OuroPVL => "ouro-p-vl",
+            Strategy::OuroCS => "ouro-c-s",
         }
     }
 
@@ -51,7 +71,32 @@ impl Strategy {
             Strategy::Rw => "GPU_HEAP_RW",
             Strategy::Corw => "GPU_HEAP_CORW",
             Strategy::RwMalloc => "GPU_HEAP_RW_MALLOC",
+            Strategy::OuroPS => "GPU_HEAP_OURO_P_S",
+            Strategy::OuroPVA => "GPU_HEAP_OURO_P_VA",
+            Strategy::OuroPVL => "GPU_HEAP_OURO_P_VL",
+            Strategy::OuroCS => "GPU_HEAP_OURO_C_S",
         }
+    }
+
+    /// Whether this is one of the Ouroboros strategies (chunk manager and queues).
+    pub fn is_ouroboros(self) -> bool {
+        matches!(
+            self,
+            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL | Strategy::OuroCS
+        )
+    }
+
+    /// Whether this is a page-based Ouroboros strategy (queues of pages).
+    pub fn is_page_based_ouroboros(self) -> bool {
+        matches!(
+            self,
+            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL
+        )
+    }
+
+    /// Whether the heap's segments are also bound as atomics (queues inside the heap).
+    pub fn needs_atomic_segments(self) -> bool {
+        matches!(self, Strategy::OuroPVA | Strategy::OuroPVL)
     }
 
     /// Whether `free` releases memory for reuse.
@@ -147,6 +192,14 @@ pub struct HeapConfig {
     /// The most segments [`SegmentBinding::Separate`] may use, leaving the rest of the
     /// device's storage-buffer bindings to the user.
     pub max_separate_bindings: u32,
+    /// Ouroboros chunk size in bytes: a power of two, at least 16 (default 8 KiB). Its
+    /// largest page, and the unit its chunk manager hands out.
+    pub chunk_size: u32,
+    /// Ouroboros smallest page in bytes: a power of two from 16 to the chunk size (default 16).
+    pub min_page_size: u32,
+    /// Ouroboros largest malloc in bytes: a power of two (default 64 KiB). Classes above one
+    /// chunk are served by runs of chunks; it is also capped by the segment size and the heap.
+    pub ouro_max_alloc: u32,
     /// How long the heap's own GPU work (init, statistics readback) may take.
     pub watchdog: Duration,
     /// What the device counts.
@@ -169,6 +222,9 @@ impl HeapConfig {
             segment_binding: SegmentBinding::Auto,
             max_segment_size: None,
             max_separate_bindings: 4,
+            chunk_size: 8192,
+            min_page_size: 16,
+            ouro_max_alloc: 64 << 10,
             watchdog: Duration::from_secs(60),
             statistics: Statistics::Full,
             unit_size: 16,
@@ -206,6 +262,21 @@ impl HeapConfig {
         self
     }
 
+    pub fn chunk_size(mut self, bytes: u32) -> Self {
+        self.chunk_size = bytes;
+        self
+    }
+
+    pub fn min_page_size(mut self, bytes: u32) -> Self {
+        self.min_page_size = bytes;
+        self
+    }
+
+    pub fn ouro_max_alloc(mut self, bytes: u32) -> Self {
+        self.ouro_max_alloc = bytes;
+        self
+    }
+
     pub fn watchdog(mut self, timeout: Duration) -> Self {
         self.watchdog = timeout;
         self
@@ -224,5 +295,20 @@ impl HeapConfig {
     pub fn count_steps(mut self, on: bool) -> Self {
         self.count_steps = on;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_names_are_the_shared_names() {
+        for &s in Strategy::ALL {
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, format!("\"{}\"", s.name()));
+            assert_eq!(serde_json::from_str::<Strategy>(&json).unwrap(), s);
+            assert_eq!(s.name().parse::<Strategy>().unwrap(), s);
+        }
     }
 }

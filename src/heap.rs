@@ -95,6 +95,17 @@ impl GpuHeap {
             SegmentBindingKind::BindingArray => entries.push(storage_entry(1, NonZeroU32::new(n))),
             SegmentBindingKind::Separate => entries.extend((1..=n).map(|b| storage_entry(b, None))),
         }
+        // The atomic views of the same segments (queues inside the heap), after the plain ones.
+        if layout.atomic_segments {
+            match layout.binding {
+                SegmentBindingKind::BindingArray => {
+                    entries.push(storage_entry(2, NonZeroU32::new(n)))
+                }
+                SegmentBindingKind::Separate => {
+                    entries.extend((n + 1..=2 * n).map(|b| storage_entry(b, None)))
+                }
+            }
+        }
         let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("gpu-heap"),
             entries: &entries,
@@ -119,6 +130,22 @@ impl GpuHeap {
                         resource: b.as_entire_binding(),
                     }
                 }))
+            }
+        }
+        if layout.atomic_segments {
+            match layout.binding {
+                SegmentBindingKind::BindingArray => group_entries.push(wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::BufferArray(&segment_bindings),
+                }),
+                SegmentBindingKind::Separate => {
+                    group_entries.extend(segments.iter().enumerate().map(|(i, b)| {
+                        wgpu::BindGroupEntry {
+                            binding: n + i as u32 + 1,
+                            resource: b.as_entire_binding(),
+                        }
+                    }))
+                }
             }
         }
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -410,6 +437,12 @@ fn flatten_layout(layout: &HeapLayout) -> Result<String> {
                 ));
             }
         }
+    }
+    if layout.atomic_segments {
+        header.push_str(
+            "//   the same segment buffers bound a second time, as array<atomic<u32>>: \
+             binding 2 (binding array) or bindings N+1..2N (separate)\n",
+        );
     }
     header.push_str(
         "// After zero-filling heap_meta, dispatch the entry point gpu_heap_init with one\n\

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use crate::config::{HeapConfig, SegmentBinding, Statistics, Strategy};
 use crate::error::{Error, Result};
+use crate::ouroboros::{OuroGeometry, OuroParams, QueueKind};
 use crate::random_walk::{self, WalkGeometry};
 use crate::stats::STAT_WORDS;
 
@@ -73,6 +74,10 @@ pub struct HeapLayout {
     pub(crate) walk: Option<WalkGeometry>,
     /// Instrumented build (`#define GPU_HEAP_COUNT_STEPS`).
     pub count_steps: bool,
+    pub(crate) ouro: Option<OuroGeometry>,
+    /// Every segment is bound a second time as `array<atomic<u32>>` (after the plain views),
+    /// for strategies that keep queues inside the heap.
+    pub atomic_segments: bool,
 }
 
 impl HeapLayout {
@@ -127,15 +132,40 @@ impl HeapLayout {
                     random_walk::plan(config, caps, bytes, stride, segment_count)?;
                 (max, Some(geometry))
             }
+            // Ouroboros is planned below; its geometry sets max_alloc.
+            s if s.is_ouroboros() => (0, None),
             s => {
                 return Err(Error::InvalidConfig(format!(
                     "strategy {s} is not planned by this build"
                 )))
             }
         };
+        let ouro = if config.strategy.is_ouroboros() {
+            Some(OuroGeometry::plan(&OuroParams {
+                bytes,
+                segment_stride: stride,
+                chunk_size: config.chunk_size,
+                min_page_size: config.min_page_size,
+                max_alloc: config.ouro_max_alloc,
+                max_binding: limits
+                    .max_storage_buffer_binding_size
+                    .min(limits.max_buffer_size),
+                chunk_based: config.strategy == Strategy::OuroCS,
+                queue_kind: match config.strategy {
+                    Strategy::OuroPVA => QueueKind::VirtualArray,
+                    Strategy::OuroPVL => QueueKind::VirtualLinked,
+                    _ => QueueKind::Standard,
+                },
+            })?)
+        } else {
+            None
+        };
+        let max_alloc = ouro.as_ref().map_or(max_alloc, |o| o.max_alloc as u64);
 
-        let meta_words =
-            STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + walk.map_or(0, |w| w.state_words);
+        let meta_words = match &ouro {
+            Some(o) => o.meta_words,
+            None => STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + walk.map_or(0, |w| w.state_words),
+        };
         let meta_bytes = meta_words * 4;
         if meta_bytes
             > limits
@@ -159,6 +189,8 @@ impl HeapLayout {
             statistics: config.statistics,
             walk,
             count_steps: config.count_steps,
+            ouro,
+            atomic_segments: config.strategy.needs_atomic_segments(),
         })
     }
 
@@ -183,12 +215,18 @@ impl HeapLayout {
         match self.strategy {
             Strategy::Bump => 0,
             s if random_walk::is_random_walk(s) => 1,
+            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL => 0,
+            // The chunk-based front end marks every chunk's count (chunk_based.wgsl).
+            Strategy::OuroCS => self.ouro.as_ref().map_or(0, |o| o.chunks.min(1 << 20)),
             _ => 0,
         }
     }
 
     /// How many allocations of `size` bytes fit in an empty heap.
     pub fn capacity_for(&self, size: u32) -> u64 {
+        if let Some(o) = &self.ouro {
+            return o.capacity_for(size);
+        }
         match self.walk {
             Some(w) => w.capacity_for(size, &self.segment_sizes),
             None => {
@@ -204,6 +242,9 @@ impl HeapLayout {
 
     /// Bytes a malloc of `size` takes from the heap.
     pub fn granted_bytes(&self, size: u32) -> u64 {
+        if let Some(o) = &self.ouro {
+            return o.granted_bytes(size);
+        }
         match self.walk {
             Some(w) => w.granted_bytes(size),
             None => (size as u64).div_ceil(UNIT_BYTES) * UNIT_BYTES,
@@ -247,6 +288,9 @@ impl HeapLayout {
         for (name, value) in self.walk.map_or(vec![], |w| w.wgsl()) {
             constant(name, value);
         }
+        if let Some(o) = &self.ouro {
+            o.wgsl(&mut s);
+        }
         let _ = writeln!(
             s,
             "@group({group}) @binding(0) var<storage, read_write> heap_meta: array<atomic<u32>>;"
@@ -264,6 +308,19 @@ impl HeapLayout {
                      fn heap_segment_store(segment: u32, word: u32, value: u32) {{\n    \
                      heap_segments[segment].words[word] = value;\n}}"
                 );
+                if self.atomic_segments {
+                    let _ = writeln!(
+                        s,
+                        "struct HeapSegmentAtomic {{ words: array<atomic<u32>> }}\n\
+                         @group({group}) @binding(2) var<storage, read_write> heap_segments_atomic: \
+                         binding_array<HeapSegmentAtomic, {n}>;"
+                    );
+                    atomic_accessors(
+                        &mut s,
+                        |_| "heap_segments_atomic[segment].words".into(),
+                        None,
+                    );
+                }
             }
             SegmentBindingKind::Separate => {
                 for i in 0..n {
@@ -292,9 +349,85 @@ impl HeapLayout {
                     );
                 }
                 let _ = writeln!(s, "        default: {{}}\n    }}\n}}");
+                if self.atomic_segments {
+                    for i in 0..n {
+                        let _ = writeln!(
+                            s,
+                            "@group({group}) @binding({}) var<storage, read_write> \
+                             heap_segment_atomic_{i}: array<atomic<u32>>;",
+                            n + i + 1
+                        );
+                    }
+                    atomic_accessors(&mut s, |i| format!("heap_segment_atomic_{i}"), Some(n));
+                }
             }
         }
         s
+    }
+}
+
+/// Generates heap_atomic_{load,store,exchange,add,cas}(segment, word, ..) over the atomic
+/// views: `array(i)` names segment i's array; `switch_over` is the segment count for
+/// separate bindings (a switch), None for a binding array indexed by `segment`.
+fn atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_over: Option<u32>) {
+    let ops: [(&str, &str, &str, &str); 5] = [
+        ("load", "", "u32", "return atomicLoad(&ARR[word]);"),
+        (
+            "store",
+            ", value: u32",
+            "",
+            "atomicStore(&ARR[word], value);",
+        ),
+        (
+            "exchange",
+            ", value: u32",
+            "u32",
+            "return atomicExchange(&ARR[word], value);",
+        ),
+        (
+            "add",
+            ", value: u32",
+            "u32",
+            "return atomicAdd(&ARR[word], value);",
+        ),
+        (
+            "cas",
+            ", compare: u32, value: u32",
+            "vec2<u32>",
+            "let x = atomicCompareExchangeWeak(&ARR[word], compare, value); \
+             return vec2<u32>(x.old_value, select(0u, 1u, x.exchanged));",
+        ),
+    ];
+    for (name, args, ret, body) in ops {
+        let arrow = if ret.is_empty() {
+            String::new()
+        } else {
+            format!(" -> {ret}")
+        };
+        let _ = writeln!(
+            s,
+            "fn heap_atomic_{name}(segment: u32, word: u32{args}){arrow} {{"
+        );
+        match switch_over {
+            None => {
+                let _ = writeln!(s, "    {}", body.replace("ARR", &array(0)));
+            }
+            Some(n) => {
+                let _ = writeln!(s, "    switch segment {{");
+                for i in 0..n {
+                    let _ = writeln!(
+                        s,
+                        "        case {i}u: {{ {} }}",
+                        body.replace("ARR", &array(i))
+                    );
+                }
+                let _ = writeln!(s, "        default: {{}}\n    }}");
+                if !ret.is_empty() {
+                    let _ = writeln!(s, "    return {ret}();");
+                }
+            }
+        }
+        let _ = writeln!(s, "}}");
     }
 }
 
@@ -356,12 +489,18 @@ fn resolve_binding(
             }
         }
     }
+    // Strategies with queues inside the heap bind every segment a second time, as atomics.
+    let views = if config.strategy.needs_atomic_segments() {
+        2
+    } else {
+        1
+    };
     let have = limits.max_storage_buffers_per_shader_stage as u64;
-    if have < segments + 1 {
+    if have < segments * views + 1 {
         return Err(Error::LimitTooLow {
             limit: "max_storage_buffers_per_shader_stage",
             have,
-            needed: segments + 1,
+            needed: segments * views + 1,
         });
     }
     Ok(kind)
@@ -413,6 +552,55 @@ mod tests {
         assert_eq!(l.segment_sizes, vec![1008]);
         assert_eq!(l.segment_shift, 6);
         assert_eq!(l.walk.unwrap().items, 3);
+    }
+
+    #[test]
+    fn ouroboros_setters_are_validated() {
+        let c = caps(128 << 20, false);
+        let ouro = |f: fn(HeapConfig) -> HeapConfig| {
+            HeapLayout::plan(&f(HeapConfig::new(4 << 20).strategy(Strategy::OuroPS)), &c)
+        };
+        let l = ouro(|h| h).unwrap();
+        assert_eq!(l.max_alloc, 64 << 10);
+        assert_eq!(l.capacity_for(16), (4 << 20) / 16);
+        let l = ouro(|h| h.chunk_size(16 << 10).min_page_size(64)).unwrap();
+        assert_eq!(l.granted_bytes(16), 64);
+        assert_eq!(l.capacity_for(16 << 10), 256);
+        let l = ouro(|h| h.ouro_max_alloc(256 << 10)).unwrap();
+        assert_eq!(l.max_alloc, 256 << 10);
+        for bad in [
+            ouro(|h| h.chunk_size(3000)),
+            ouro(|h| h.chunk_size(8)),
+            ouro(|h| h.min_page_size(24)),
+            ouro(|h| h.min_page_size(16 << 10)),
+            ouro(|h| h.ouro_max_alloc(100_000)),
+            ouro(|h| h.chunk_size(8 << 20)),
+        ] {
+            assert!(matches!(bad, Err(Error::InvalidConfig(_))), "{bad:?}");
+        }
+        assert!(matches!(
+            HeapLayout::plan(
+                &HeapConfig::new(4 << 20)
+                    .strategy(Strategy::OuroPVL)
+                    .chunk_size(256 << 10),
+                &c
+            ),
+            Err(Error::InvalidConfig(_))
+        ));
+    }
+
+    #[test]
+    fn atomic_segment_views_count_against_the_binding_limit() {
+        let mut c = caps(1 << 20, false);
+        c.limits.max_storage_buffers_per_shader_stage = 8;
+        let config = HeapConfig::new(4 << 20)
+            .segment_binding(SegmentBinding::Separate)
+            .max_separate_bindings(8);
+        assert!(HeapLayout::plan(&config.clone().strategy(Strategy::OuroPS), &c).is_ok());
+        assert!(matches!(
+            HeapLayout::plan(&config.strategy(Strategy::OuroPVA), &c),
+            Err(Error::LimitTooLow { needed: 9, .. })
+        ));
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod error;
 mod gpu;
 mod heap;
 mod layout;
+mod ouroboros;
 pub mod random_walk;
 pub mod shader;
 mod stats;

@@ -70,6 +70,38 @@ const LIBRARY: &[(&str, &str)] = &[
         include_str!("../shaders/random_walk/tas.wgsl"),
     ),
     (
+        "sync/bulk_semaphore.wgsl",
+        include_str!("../shaders/sync/bulk_semaphore.wgsl"),
+    ),
+    (
+        "queues/index_queue.wgsl",
+        include_str!("../shaders/queues/index_queue.wgsl"),
+    ),
+    (
+        "queues/vaq.wgsl",
+        include_str!("../shaders/queues/vaq.wgsl"),
+    ),
+    (
+        "queues/vlq.wgsl",
+        include_str!("../shaders/queues/vlq.wgsl"),
+    ),
+    (
+        "ouroboros/ouroboros.wgsl",
+        include_str!("../shaders/ouroboros/ouroboros.wgsl"),
+    ),
+    (
+        "ouroboros/chunks.wgsl",
+        include_str!("../shaders/ouroboros/chunks.wgsl"),
+    ),
+    (
+        "ouroboros/page_based.wgsl",
+        include_str!("../shaders/ouroboros/page_based.wgsl"),
+    ),
+    (
+        "ouroboros/chunk_based.wgsl",
+        include_str!("../shaders/ouroboros/chunk_based.wgsl"),
+    ),
+    (
         "conformance/kernels.wgsl",
         include_str!("../shaders/conformance/kernels.wgsl"),
     ),

@@ -27,7 +27,7 @@ fn modules(binding: SegmentBinding) -> Vec<(String, naga::Module, ModuleInfo)> {
         // With subgroups, so CoRW and RW_malloc's aggregation are compiled in.
         let features = BINDING_ARRAY_FEATURES | wgpu::Features::SUBGROUP;
         let plain = composer(&config, &limits(), features).unwrap();
-        let random_walk = !matches!(strategy, Strategy::Bump);
+        let random_walk = !matches!(strategy, Strategy::Bump) && !strategy.is_ouroboros();
         // The random walks' instrumented build and the TAS tool's kernels.
         let instrumented =
             composer(&config.clone().count_steps(true), &limits(), features).unwrap();

@@ -34,6 +34,7 @@ conformance_tests! {
     bump_exhaustion: Strategy::Bump, Scenario::Exhaustion;
     bump_device_bad_input: Strategy::Bump, Scenario::DeviceBadInput;
     bump_host_bad_input: Strategy::Bump, Scenario::HostBadInput;
+    bump_utilisation: Strategy::Bump, Scenario::Utilisation;
     rw_bm_basic: Strategy::RwBm, Scenario::Basic;
     rw_bm_churn: Strategy::RwBm, Scenario::Churn;
     rw_bm_exhaustion: Strategy::RwBm, Scenario::Exhaustion;
@@ -54,4 +55,29 @@ conformance_tests! {
     rw_malloc_exhaustion: Strategy::RwMalloc, Scenario::Exhaustion;
     rw_malloc_device_bad_input: Strategy::RwMalloc, Scenario::DeviceBadInput;
     rw_malloc_host_bad_input: Strategy::RwMalloc, Scenario::HostBadInput;
+    rw_bm_utilisation: Strategy::RwBm, Scenario::Utilisation;
+    ouro_p_s_basic: Strategy::OuroPS, Scenario::Basic;
+    ouro_p_s_churn: Strategy::OuroPS, Scenario::Churn;
+    ouro_p_s_exhaustion: Strategy::OuroPS, Scenario::Exhaustion;
+    ouro_p_s_device_bad_input: Strategy::OuroPS, Scenario::DeviceBadInput;
+    ouro_p_s_host_bad_input: Strategy::OuroPS, Scenario::HostBadInput;
+    ouro_p_s_utilisation: Strategy::OuroPS, Scenario::Utilisation;
+    ouro_p_va_basic: Strategy::OuroPVA, Scenario::Basic;
+    ouro_p_va_churn: Strategy::OuroPVA, Scenario::Churn;
+    ouro_p_va_exhaustion: Strategy::OuroPVA, Scenario::Exhaustion;
+    ouro_p_va_device_bad_input: Strategy::OuroPVA, Scenario::DeviceBadInput;
+    ouro_p_va_host_bad_input: Strategy::OuroPVA, Scenario::HostBadInput;
+    ouro_p_va_utilisation: Strategy::OuroPVA, Scenario::Utilisation;
+    ouro_p_vl_basic: Strategy::OuroPVL, Scenario::Basic;
+    ouro_p_vl_churn: Strategy::OuroPVL, Scenario::Churn;
+    ouro_p_vl_exhaustion: Strategy::OuroPVL, Scenario::Exhaustion;
+    ouro_p_vl_device_bad_input: Strategy::OuroPVL, Scenario::DeviceBadInput;
+    ouro_p_vl_host_bad_input: Strategy::OuroPVL, Scenario::HostBadInput;
+    ouro_p_vl_utilisation: Strategy::OuroPVL, Scenario::Utilisation;
+    ouro_c_s_basic: Strategy::OuroCS, Scenario::Basic;
+    ouro_c_s_churn: Strategy::OuroCS, Scenario::Churn;
+    ouro_c_s_exhaustion: Strategy::OuroCS, Scenario::Exhaustion;
+    ouro_c_s_device_bad_input: Strategy::OuroCS, Scenario::DeviceBadInput;
+    ouro_c_s_host_bad_input: Strategy::OuroCS, Scenario::HostBadInput;
+    ouro_c_s_utilisation: Strategy::OuroCS, Scenario::Utilisation;
 }

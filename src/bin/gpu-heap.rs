@@ -37,6 +37,9 @@ enum Command {
         /// Strategies to run (default: all).
         #[arg(long, value_parser = parse_strategy)]
         strategy: Vec<Strategy>,
+        /// Scenarios to run (default: all), e.g. utilisation.
+        #[arg(long, value_parser = parse_scenario)]
+        scenario: Vec<Scenario>,
         /// Heap size, e.g. 512MiB or 8GiB.
         #[arg(long, default_value = "512MiB", value_parser = parse_bytes)]
         heap_size: u64,
@@ -176,6 +179,17 @@ fn parse_test(s: &str) -> Result<Test, String> {
 }
 
 /// Bytes with an optional binary suffix: 4096, 64KiB, 512MiB, 8GiB.
+fn parse_scenario(s: &str) -> Result<Scenario, String> {
+    Scenario::ALL
+        .iter()
+        .copied()
+        .find(|sc| sc.name() == s)
+        .ok_or_else(|| {
+            let names: Vec<_> = Scenario::ALL.iter().map(|sc| sc.name()).collect();
+            format!("unknown scenario \"{s}\"; known: {}", names.join(", "))
+        })
+}
+
 fn parse_bytes(s: &str) -> Result<u64, String> {
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (digits, suffix) = s.split_at(split);
@@ -222,6 +236,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
         Command::Conformance {
             adapter,
             strategy,
+            scenario,
             heap_size,
             page_size,
             unit_size,
@@ -243,7 +258,12 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                 watchdog: Duration::from_secs(watchdog_secs),
                 ..Options::default()
             };
-            run_conformance(&gpu, &strategies, &options, json)
+            let scenarios = if scenario.is_empty() {
+                Scenario::ALL.to_vec()
+            } else {
+                scenario
+            };
+            run_conformance(&gpu, &strategies, &scenarios, &options, json)
         }
         Command::Bench {
             adapter,
@@ -507,6 +527,7 @@ struct Report<'a> {
 fn run_conformance(
     gpu: &Gpu,
     strategies: &[Strategy],
+    scenarios: &[Scenario],
     options: &Options,
     json: Option<PathBuf>,
 ) -> gpu_heap::Result<ExitCode> {
@@ -515,14 +536,14 @@ fn run_conformance(
         "adapter {} ({}, {})",
         adapter.name, adapter.backend, adapter.driver
     );
-    let total = (strategies.len() * Scenario::ALL.len()) as u64;
+    let total = (strategies.len() * scenarios.len()) as u64;
     let bar = ProgressBar::new(total).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("valid template"),
     );
     let mut results = Vec::new();
     let mut hung = false;
     'outer: for &strategy in strategies {
-        for &scenario in Scenario::ALL {
+        for &scenario in scenarios {
             bar.set_message(format!("{strategy} {}", scenario.name()));
             let r = conformance::run(gpu, strategy, scenario, options);
             let stop = r.hung;
@@ -563,6 +584,13 @@ fn run_conformance(
             r.corrupted,
             r.seconds
         );
+        if let Some(u) = r.utilisation {
+            println!(
+                "    utilisation: {:.2}% of the heap handed out as 16 B ({:.2}% of heap + metadata)",
+                u * 100.0,
+                r.utilisation_with_meta.unwrap_or(0.0) * 100.0
+            );
+        }
         for p in &r.problems {
             println!("    {p}");
         }

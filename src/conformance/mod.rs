@@ -33,7 +33,14 @@ pub enum Scenario {
     DeviceBadInput,
     /// Typed errors for bad heap configurations on the host.
     HostBadInput,
+    /// The out-of-memory utilisation test of the Ouroboros paper (ICS 2020, section 6):
+    /// allocate 16 B until NULL on a fixed heap of [`UTILISATION_HEAP`] bytes and report the
+    /// fraction of the heap handed out. Page-based Ouroboros variants must reach 98%.
+    Utilisation,
 }
+
+/// The heap of the utilisation scenario: 8 MiB, half a million 16-byte allocations.
+pub const UTILISATION_HEAP: u64 = 8 << 20;
 
 impl Scenario {
     pub const ALL: &'static [Scenario] = &[
@@ -42,6 +49,7 @@ impl Scenario {
         Scenario::Exhaustion,
         Scenario::DeviceBadInput,
         Scenario::HostBadInput,
+        Scenario::Utilisation,
     ];
 
     pub fn name(self) -> &'static str {
@@ -51,6 +59,7 @@ impl Scenario {
             Scenario::Exhaustion => "exhaustion",
             Scenario::DeviceBadInput => "device-bad-input",
             Scenario::HostBadInput => "host-bad-input",
+            Scenario::Utilisation => "utilisation",
         }
     }
 }
@@ -106,6 +115,14 @@ pub struct ScenarioResult {
     pub problems: Vec<String>,
     /// The watchdog fired: the GPU work is presumed hung.
     pub hung: bool,
+    /// Utilisation scenario: the fraction of the heap's bytes handed out as 16-byte
+    /// allocations before the first NULL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilisation: Option<f64>,
+    /// Utilisation scenario: the same bytes over the heap plus its metadata buffer (queues,
+    /// bitmaps, statistics), for strategies that keep state outside the heap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilisation_with_meta: Option<f64>,
     pub seconds: f64,
 }
 
@@ -117,6 +134,8 @@ struct Checks {
     overlaps: u64,
     operations: u64,
     failures: Failures,
+    utilisation: Option<f64>,
+    utilisation_with_meta: Option<f64>,
 }
 
 impl Checks {
@@ -176,6 +195,7 @@ pub fn run(gpu: &Gpu, strategy: Strategy, scenario: Scenario, options: &Options)
         Scenario::Exhaustion => exhaustion(gpu, strategy, options, &mut checks),
         Scenario::DeviceBadInput => device_bad_input(gpu, strategy, options, &mut checks),
         Scenario::HostBadInput => host_bad_input(gpu, strategy, options, &mut checks),
+        Scenario::Utilisation => utilisation(gpu, strategy, options, &mut checks),
     };
     let mut result = ScenarioResult {
         strategy,
@@ -187,6 +207,8 @@ pub fn run(gpu: &Gpu, strategy: Strategy, scenario: Scenario, options: &Options)
         overlaps: checks.overlaps,
         problems: checks.problems,
         hung: false,
+        utilisation: checks.utilisation,
+        utilisation_with_meta: checks.utilisation_with_meta,
         seconds: start.elapsed().as_secs_f64(),
     };
     match outcome {
@@ -457,6 +479,82 @@ fn device_bad_input(
     h.free(p)?;
     let (tally, _) = checks.placement_and_tally(&h, "round after bad input")?;
     checks.equal("mallocs after bad input", tally[TALLY_OK], options.slots);
+    Ok(())
+}
+
+fn utilisation(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+) -> crate::Result<()> {
+    let config = HeapConfig::new(UTILISATION_HEAP)
+        .strategy(strategy)
+        .page_size(options.page_size)
+        .watchdog(options.watchdog);
+    let size = 16u32;
+    let layout = HeapLayout::plan(&config, &DeviceCaps::of(&gpu.device))?;
+    let bytes = layout.bytes;
+    // More slots than the heap has 16-byte units: the last ones must see NULL.
+    let n = (bytes / 16 + bytes / 256) as u32;
+    let h = Harness::new(gpu, config, n)?;
+    h.clear_tally();
+    let p = all(n, size, size, 16);
+    h.alloc(p)?;
+    h.verify(p)?;
+    let (tally, _) = checks.placement_and_tally(&h, "fill")?;
+    let ok = tally[TALLY_OK] as u64;
+    let fraction = (ok * size as u64) as f64 / bytes as f64;
+    checks.utilisation = Some(fraction);
+    checks.utilisation_with_meta =
+        Some((ok * size as u64) as f64 / (bytes + layout.meta_words * 4) as f64);
+    let stats = h.heap.stats()?;
+    checks.expect(tally[TALLY_NULL] > 0, || "the heap never ran out".into());
+    checks.equal(
+        "NULLs counted as out of memory",
+        stats.failures.out_of_memory,
+        tally[TALLY_NULL] as u64,
+    );
+    if strategy.is_page_based_ouroboros() {
+        checks.expect(fraction >= 0.98, || {
+            format!("utilisation {:.2}% is below 98%", fraction * 100.0)
+        });
+    }
+    if strategy.needs_atomic_segments() {
+        // Virtualized queues hold free pages in queue chunks taken from the heap. With the
+        // heap full of 16-byte pages there is no chunk left for them, so frees fail with
+        // HEAP_OUT_OF_MEMORY and those pages stay out of circulation (a documented limit
+        // of the design; see queues/vaq.wgsl). Check that this is the only failure.
+        let before = stats.failures;
+        h.clear_tally();
+        h.free(p)?;
+        let tally = h.tally()?;
+        let stats = h.heap.stats()?;
+        let failures = stats.failures.since(&before);
+        checks.equal("corrupted allocations", tally[TALLY_CORRUPTED], 0);
+        checks.equal(
+            "failed frees are all out of memory",
+            (
+                failures.out_of_memory,
+                failures.contention,
+                failures.invalid_free,
+            ),
+            (tally[TALLY_FREE_FAILED] as u64, 0, 0),
+        );
+        checks.finish(&stats);
+        return Ok(());
+    }
+    h.free(p)?;
+    checks.placement_and_tally(&h, "free")?;
+    let stats = h.heap.stats()?;
+    checks.finish(&stats);
+    if strategy.reuses_memory() {
+        checks.equal(
+            "live after freeing all",
+            (stats.allocations_live, stats.bytes_live),
+            (0, 0),
+        );
+    }
     Ok(())
 }
 

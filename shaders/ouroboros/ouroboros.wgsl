@@ -1,0 +1,176 @@
+// Ouroboros (Winter, Mlakar, Parger, Steinberger, ICS 2020), the strategy entry points:
+// size classes, the live bitmap, and the dispatch to the page-based front end (and, with
+// OURO_CHUNK_BASED, the chunk-based one for the classes up to one chunk; the classes of
+// multi-chunk runs are page-based in every variant: one page per run).
+//
+// Size classes k = 0 .. OURO_CLASSES - 1: pages of OURO_MIN_PAGE_UNITS << k units up to one
+// chunk (OURO_BASE_CLASSES classes, ten for 16 B .. 8 KiB), then runs of 2, 4, .. chunks
+// (one page per run) up to HEAP_MAX_ALLOC. Queue q = k belongs to class k; queue
+// OURO_POOL is the chunk pool. Larger requests are rejected by alloc.wgsl as
+// HEAP_INVALID_REQUEST.
+//
+// The live bitmap (one bit per 16-byte unit, set at the first unit of each page out with a
+// user) makes double and interior frees detectable: free clears the bit with one atomicAnd
+// and reports HEAP_INVALID_FREE if it was already clear.
+//
+// Loops: none here; see the included modules.
+// Queue chunks (virtualized queues): items per chunk, rounds to wait for a chunk pointer or
+// link before making one, and the chunk-info mark of a queue chunk.
+const OURO_QC_ITEMS: u32 = OURO_CHUNK_UNITS * 4u;
+const OURO_QC_SHIFT: u32 = OURO_CHUNK_SHIFT + 2u;
+const VQ_PTR_WAIT: u32 = 256u;
+const OURO_INFO_QUEUE: u32 = 0x80000000u;
+
+#include "../sync/bulk_semaphore.wgsl"
+#include "../queues/index_queue.wgsl"
+#include "chunks.wgsl"
+#ifdef OURO_QUEUE_VA
+#include "../queues/vaq.wgsl"
+#endif
+#ifdef OURO_QUEUE_VL
+#include "../queues/vlq.wgsl"
+#endif
+#include "page_based.wgsl"
+#ifdef OURO_CHUNK_BASED
+#include "chunk_based.wgsl"
+#endif
+
+// The class queues: standard index queues, or (OURO_QUEUE_VA, OURO_QUEUE_VL) virtualized ones for the
+// classes up to one chunk. Classes of multi-chunk runs and the chunk pool always use
+// standard queues: they are small, and the pool cannot borrow its own chunks.
+fn cq_virtual(k: u32) -> bool {
+#ifdef OURO_VIRTUAL_QUEUES
+    return k < OURO_BASE_CLASSES;
+#else
+    return false;
+#endif
+}
+
+fn cq_reserve_back(k: u32, n: u32) -> u32 {
+    return oq_reserve_back(k, n);
+}
+
+fn cq_put_at(k: u32, pos: u32, item: u32) -> bool {
+#ifdef OURO_QUEUE_VA
+    if (cq_virtual(k)) {
+        return vq_put_at(k, pos, item);
+    }
+#endif
+#ifdef OURO_QUEUE_VL
+    if (cq_virtual(k)) {
+        return vl_put_at(k, pos, item);
+    }
+#endif
+    return oq_put_at(k, pos, item);
+}
+
+fn cq_enqueue(k: u32, item: u32) -> bool {
+    return cq_put_at(k, cq_reserve_back(k, 1u), item);
+}
+
+fn cq_dequeue(k: u32) -> u32 {
+#ifdef OURO_QUEUE_VA
+    if (cq_virtual(k)) {
+        return vq_dequeue(k);
+    }
+#endif
+#ifdef OURO_QUEUE_VL
+    if (cq_virtual(k)) {
+        return vl_dequeue(k);
+    }
+#endif
+    return oq_dequeue(k);
+}
+
+// Why an enqueue failed: a virtualized queue found no memory for a queue chunk; a
+// standard one waited out its bound.
+fn cq_failure(k: u32) -> u32 {
+    if (cq_virtual(k)) {
+        return HEAP_OUT_OF_MEMORY;
+    }
+    return HEAP_CONTENTION;
+}
+
+fn ouro_page_units(k: u32) -> u32 {
+    if (k < OURO_BASE_CLASSES) {
+        return OURO_MIN_PAGE_UNITS << k;
+    }
+    return OURO_CHUNK_UNITS << (k - OURO_BASE_CLASSES + 1u);
+}
+
+// Units (pages) per batch: the pages of one chunk, or one run.
+fn ouro_batch(k: u32) -> u32 {
+    if (k < OURO_BASE_CLASSES) {
+        return OURO_CHUNK_UNITS / (OURO_MIN_PAGE_UNITS << k);
+    }
+    return 1u;
+}
+
+fn ouro_run_chunks(k: u32) -> u32 {
+    if (k < OURO_BASE_CLASSES) {
+        return 1u;
+    }
+    return 1u << (k - OURO_BASE_CLASSES + 1u);
+}
+
+fn ouro_class_of(size_bytes: u32) -> u32 {
+    let u = max(heap_units_for(size_bytes), OURO_MIN_PAGE_UNITS);
+    return (32u - countLeadingZeros(u - 1u)) - OURO_MIN_PAGE_SHIFT;
+}
+
+fn ouro_grant(unit: u32, units: u32) -> HeapAlloc {
+    atomicOr(&heap_meta[OURO_LIVE_BITS + (unit >> 5u)], 1u << (unit & 31u));
+    return HeapAlloc(heap_handle_of(unit), units, HEAP_OK);
+}
+
+fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
+    let k = ouro_class_of(size_bytes);
+#ifdef OURO_CHUNK_BASED
+    if (k < OURO_BASE_CLASSES) {
+        return ouro_c_malloc(k);
+    }
+#endif
+    return ouro_p_malloc(k);
+}
+
+fn strategy_free(ptr: u32) -> HeapFree {
+    let unit = heap_unit_of(ptr);
+    let chunk = unit >> OURO_CHUNK_SHIFT;
+    if (chunk >= OURO_CHUNKS) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    let info = atomicLoad(&heap_meta[OURO_CHUNK_INFO + chunk]);
+    if (info == 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    let k = info - 1u;
+    if (k >= OURO_CLASSES) {
+        return HeapFree(0u, HEAP_INVALID_FREE); // a queue chunk
+    }
+    if ((unit & (ouro_page_units(k) - 1u)) != 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    let mask = 1u << (unit & 31u);
+    let old = atomicAnd(&heap_meta[OURO_LIVE_BITS + (unit >> 5u)], ~mask);
+    if ((old & mask) == 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+#ifdef OURO_CHUNK_BASED
+    if (k < OURO_BASE_CLASSES) {
+        return ouro_c_free(unit, k);
+    }
+#endif
+    return ouro_p_free(unit, k);
+}
+
+// All state starts at zero (the host clears heap_meta): empty queues, semaphores at zero,
+// no fresh chunk used. The chunk-based front end marks every chunk's count as retired
+// (STRATEGY_INIT_INVOCATIONS = min(OURO_CHUNKS, 2^20) invocations, each taking every
+// STRATEGY_INIT_INVOCATIONS-th chunk: at most 8 per invocation on a 64 GiB heap).
+fn strategy_init(i: u32) {
+#ifdef OURO_CHUNK_BASED
+    for (var c = i; c < OURO_CHUNKS; c += STRATEGY_INIT_INVOCATIONS) {
+        atomicStore(&heap_meta[OURO_CB_COUNT + c], bitcast<u32>(OURO_CB_RETIRED));
+    }
+#endif
+}

@@ -1,0 +1,94 @@
+// Ouroboros, page-based front end (ICS 2020 section 4.1, Algorithm 3): one queue per size
+// class holds the handles of free pages; a bulk semaphore is its fill count. malloc waits on
+// the semaphore for one page; when pages run out, one invocation per missing batch takes a
+// chunk from the chunk manager, keeps its first page and enqueues the others (a batch is
+// the pages of one chunk). free enqueues the page and signals one unit. Page chunks keep
+// their class for the heap's lifetime, as in the paper.
+//
+// Invariants
+//   - A page is in at most one place: its class queue, or out with a user (live bit set).
+//   - The class queue never holds more than OURO_CHUNK_LIMIT(k) * batch pages, its ring's
+//     capacity: a class takes a new chunk only under that limit (ouro_chunk_limit(k)), so
+//     enqueue never finds the ring full. Past the limit malloc reports out of memory.
+//   - The producer writes the pages into the ring before it signals them.
+//
+// Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait (bulk_semaphore.wgsl), the
+// producer's batch - 1 enqueues (at most one chunk's pages), and the queue's slot waits.
+// A malloc that runs out of rounds fails with HEAP_CONTENTION.
+
+const OURO_ROUNDS: u32 = 1024u;
+
+// Produces a batch for class k (the semaphore told this invocation to): a chunk or run,
+// its first page for the caller, the rest into the queue.
+fn ouro_p_produce(k: u32) -> HeapAlloc {
+    let qm = ouro_queue_meta(k);
+    let batch = ouro_batch(k);
+    if (atomicAdd(&heap_meta[qm + 4u], 1u) >= ouro_chunk_limit(k)) {
+        atomicSub(&heap_meta[qm + 4u], 1u);
+        bsem_signal(qm, 0u, 1u);
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    }
+    let chunk = ouro_run_alloc(ouro_run_chunks(k));
+    if (chunk >= OURO_CHUNK_CONTENDED) {
+        atomicSub(&heap_meta[qm + 4u], 1u);
+        bsem_signal(qm, 0u, 1u);
+        if (chunk == OURO_CHUNK_CONTENDED) {
+            return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+        }
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    }
+    atomicStore(&heap_meta[OURO_CHUNK_INFO + chunk], k + 1u);
+    let first = chunk << OURO_CHUNK_SHIFT;
+    let pu = ouro_page_units(k);
+    var added = 0u;
+    if (batch > 1u) {
+        let pos = cq_reserve_back(k, batch - 1u);
+        for (var i = 1u; i < batch; i++) {
+            if (cq_put_at(k, pos + i - 1u, heap_handle_of(first + i * pu))) {
+                added += 1u;
+            }
+        }
+    }
+    if (added + 1u < batch) {
+        // Pages the queue could not take (a virtualized queue found no chunk, or a standard
+        // one waited out its bound) stay out of circulation: count their units.
+        atomicAdd(&heap_meta[OURO_LOST_UNITS], (batch - 1u - added) * pu);
+    }
+    bsem_signal(qm, added, 1u);
+    return ouro_grant(first, pu);
+}
+
+fn ouro_p_malloc(k: u32) -> HeapAlloc {
+    let qm = ouro_queue_meta(k);
+    let batch = ouro_batch(k);
+    var st = bsem_new_wait();
+    for (var round = 0u; round < OURO_ROUNDS; round++) {
+        let r = bsem_step(qm, 1u, batch, &st);
+        if (r == BSEM_GOT) {
+            let v = cq_dequeue(k);
+            if (v != OQ_EMPTY) {
+                return ouro_grant(heap_unit_of(v), ouro_page_units(k));
+            }
+            // Gave up on a late slot: its page moves elsewhere; give the unit back.
+            bsem_signal(qm, 1u, 0u);
+        } else if (r == BSEM_ALLOCATE) {
+            return ouro_p_produce(k);
+        }
+    }
+    bsem_abandon(qm, 1u, &st);
+    return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+}
+
+// Pages are returned to their class queue. Validation (chunk, class, alignment, live bit)
+// happened in ouro_free_check.
+fn ouro_p_free(unit: u32, k: u32) -> HeapFree {
+    let pu = ouro_page_units(k);
+    if (!cq_enqueue(k, heap_handle_of(unit))) {
+        // The page stays out of circulation: the failed free is counted by status, and its
+        // units in OURO_LOST_UNITS.
+        atomicAdd(&heap_meta[OURO_LOST_UNITS], pu);
+        return HeapFree(pu, cq_failure(k));
+    }
+    bsem_signal(ouro_queue_meta(k), 1u, 0u);
+    return HeapFree(pu, HEAP_OK);
+}

@@ -1,0 +1,106 @@
+// The standard array index queue (Ouroboros, ICS 2020, section 3.3, Algorithm 1): a ring
+// buffer of u32 items in heap_meta with front and back counters. Its fill count is kept by
+// the caller (a bulk semaphore for the size classes, a plain counter for the chunk pool),
+// so this module only moves items in and out of positions the caller is entitled to.
+//
+// Provides, for queue q (descriptor words at ouro_queue_meta(q), ring from the generated
+// ouro_ring_base(q) / ouro_ring_mask(q)):
+//   oq_enqueue(q, item) -> bool        put one item at a new back position
+//   oq_reserve_back(q, k) -> u32       k consecutive back positions for oq_put_at
+//   oq_put_at(q, pos, item) -> bool    write item into a reserved position
+//   oq_dequeue(q) -> u32               item at a new front position, or OQ_EMPTY
+//
+// Slot values: OQ_EMPTY (0) is the deletion marker, so the zero-filled ring the host makes
+// is an empty queue; items are never 0 (callers store handles or chunk + 1); OQ_SKIP marks a
+// position whose dequeuer gave up waiting.
+//
+// Invariants
+//   - The caller takes a unit of the fill count before it dequeues and signals it after it
+//     enqueues, so a dequeuer's position has been, or is being, given an item.
+//   - Ring capacity (a power of two, positions are u32 counters that wrap with it) is at
+//     least the number of items the queue can ever hold (src/ouroboros.rs sizes it), so an
+//     enqueuer does not meet a previous lap's item, except behind a dequeuer stalled for a
+//     whole lap; it then waits, bounded.
+//   - A dequeuer that waits OQ_SLOT_WAIT rounds for its slot marks it OQ_SKIP with a CAS
+//     from OQ_EMPTY (if the item arrived meanwhile, the CAS fails and it takes the item) and
+//     reports failure; the caller gives its fill-count unit back. The enqueuer that later
+//     finds OQ_SKIP clears it and moves its item to a fresh back position, so both counters
+//     advance by one wasted position and no item is lost.
+//
+// Loops, all bounded: OQ_SLOT_WAIT rounds per slot; OQ_MOVES fresh positions per item. An
+// enqueue that exhausts them fails (the caller counts HEAP_CONTENTION; the item is lost,
+// which needs a dequeuer stalled for a whole lap of the ring).
+
+const OQ_EMPTY: u32 = 0u;
+const OQ_SKIP: u32 = 0xffffffffu;
+const OQ_SLOT_WAIT: u32 = 4096u;
+const OQ_MOVES: u32 = 4u;
+
+// Queue descriptor: [0, 1] bulk semaphore (or [0] fill count), [2] front, [3] back,
+// [4] chunks owned by the class, [5..7] free.
+const OQ_WORDS: u32 = 8u;
+
+fn ouro_queue_meta(q: u32) -> u32 {
+    return OURO_QUEUE_META + q * OQ_WORDS;
+}
+
+fn oq_slot(q: u32, pos: u32) -> u32 {
+    return ouro_ring_base(q) + (pos & ouro_ring_mask(q));
+}
+
+fn oq_reserve_back(q: u32, k: u32) -> u32 {
+    return atomicAdd(&heap_meta[ouro_queue_meta(q) + 3u], k);
+}
+
+fn oq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
+    var pos = first_pos;
+    for (var moves = 0u; moves < OQ_MOVES; moves++) {
+        let slot = oq_slot(q, pos);
+        var moved = false;
+        for (var round = 0u; round < OQ_SLOT_WAIT; round++) {
+            let x = atomicCompareExchangeWeak(&heap_meta[slot], OQ_EMPTY, item);
+            if (x.exchanged) {
+                return true;
+            }
+            if (x.old_value == OQ_SKIP) {
+                // Our dequeuer gave up on this position: clear it for the next lap and go on.
+                atomicCompareExchangeWeak(&heap_meta[slot], OQ_SKIP, OQ_EMPTY);
+                moved = true;
+                break;
+            }
+            // OQ_EMPTY (a spurious weak-CAS failure) or a previous lap's item: try again.
+        }
+        if (!moved) {
+            return false;
+        }
+        pos = oq_reserve_back(q, 1u);
+    }
+    return false;
+}
+
+fn oq_enqueue(q: u32, item: u32) -> bool {
+    return oq_put_at(q, oq_reserve_back(q, 1u), item);
+}
+
+fn oq_dequeue(q: u32) -> u32 {
+    let pos = atomicAdd(&heap_meta[ouro_queue_meta(q) + 2u], 1u);
+    let slot = oq_slot(q, pos);
+    for (var round = 0u; round < OQ_SLOT_WAIT; round++) {
+        let v = atomicLoad(&heap_meta[slot]);
+        if (v != OQ_EMPTY && v != OQ_SKIP) {
+            // Only this position's dequeuer clears it in this lap.
+            return atomicExchange(&heap_meta[slot], OQ_EMPTY);
+        }
+    }
+    // Give up on the position; weak CAS may fail spuriously, so retry a few times.
+    for (var attempt = 0u; attempt < 16u; attempt++) {
+        let x = atomicCompareExchangeWeak(&heap_meta[slot], OQ_EMPTY, OQ_SKIP);
+        if (x.exchanged) {
+            return OQ_EMPTY;
+        }
+        if (x.old_value != OQ_EMPTY && x.old_value != OQ_SKIP) {
+            return atomicExchange(&heap_meta[slot], OQ_EMPTY); // it arrived just now
+        }
+    }
+    return OQ_EMPTY;
+}

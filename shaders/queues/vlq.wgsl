@@ -1,0 +1,306 @@
+// The virtualized linked-chunk queue, VLQ (Ouroboros, ICS 2020, section 5.2, Algorithm 6):
+// an index queue made of queue chunks from the chunk pool, linked by next pointers, with
+// three chunk pointers per queue: front (dequeues start their search there), back
+// (enqueues start there) and old, which lags behind front and returns drained chunks to the
+// pool once they are more than OURO_VL_TRAIL chunks behind it (the paper's safety distance
+// t: a reader that found a chunk through a stale pointer is given time to finish with it).
+// The host sets t from the heap (chunks / 128, from 8 to 256 chunks: on a large heap, 256
+// chunks of 2048 items outlast the ~270k threads an H200 keeps resident; it is a heuristic,
+// as in the paper, not a proof).
+//
+// State (heap_meta): queue descriptor (queues/index_queue.wgsl) [2] front position,
+// [3] back position, [5] front chunk + 1, [6] back chunk + 1, [7] old chunk + 1;
+// ouro_vaq_base(q) + 0: chunks between old and front. Per chunk c used as a queue chunk:
+// OURO_QC_START + c its first virtual position, OURO_QC_NEXT + c the next chunk + 1,
+// OURO_QC_COUNT + c = A << 16 | B: A positions finished by enqueuers (written, or found
+// abandoned), B items in it not yet dequeued. The items are the chunk's OURO_QC_ITEMS words,
+// accessed through the heap's atomic segment views.
+//
+// Invariants
+//   - Front and back only move past a chunk whose positions are all finished (back: A
+//     full; front: A full and B zero, Algorithm 6), so an operation that holds position pos
+//     finds its chunk at or after the pointer it reads.
+//   - Chunks are linked in position order: a chunk's successor starts OURO_QC_ITEMS later.
+//     The first enqueuer of a chunk's first position links it; others wait VQ_PTR_WAIT
+//     rounds for the link and then link one themselves (the CAS loser returns its chunk).
+//   - old stays OURO_VL_TRAIL chunks behind front; only the chunk it leaves is freed.
+//   - Abandoned positions (a dequeuer that waited out its slot) are marked OQ_SKIP and
+//     finished by their enqueuer, as in the standard queue.
+//
+// Loops, all bounded: VL_ROUNDS rounds of traversal or waiting per search, OURO_QC_ITEMS
+// stores to zero a chunk, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per item, and
+// VL_ROUNDS steps of pointer moving. A search that runs out fails; the caller reports it.
+
+const VL_ROUNDS: u32 = 1024u;
+const VL_A_ONE: u32 = 0x10000u;
+
+fn vl_segment(chunk: u32) -> u32 {
+    return (chunk << OURO_CHUNK_SHIFT) >> HEAP_SEGMENT_SHIFT;
+}
+
+fn vl_word(chunk: u32, i: u32) -> u32 {
+    return (((chunk << OURO_CHUNK_SHIFT) & HEAP_SEGMENT_MASK) << 2u) + i;
+}
+
+// A zeroed queue chunk starting at virtual position `start`, or OURO_NO_CHUNK.
+fn vl_new_chunk(start: u32) -> u32 {
+    let c = ouro_chunk_alloc();
+    if (c == OURO_NO_CHUNK) {
+        return c;
+    }
+    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], OURO_INFO_QUEUE);
+    atomicStore(&heap_meta[OURO_QC_START + c], start);
+    atomicStore(&heap_meta[OURO_QC_NEXT + c], 0u);
+    atomicStore(&heap_meta[OURO_QC_COUNT + c], 0u);
+    let seg = vl_segment(c);
+    let base = vl_word(c, 0u);
+    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
+        heap_atomic_store(seg, base + i, OQ_EMPTY);
+    }
+    return c;
+}
+
+// Publishes `c` in `word` if it still holds 0; returns the chunk + 1 that won.
+fn vl_publish(word: u32, c: u32) -> u32 {
+    for (var attempt = 0u; attempt < 64u; attempt++) {
+        let x = atomicCompareExchangeWeak(&heap_meta[word], 0u, c + 1u);
+        if (x.exchanged) {
+            return c + 1u;
+        }
+        if (x.old_value != 0u) {
+            return x.old_value;
+        }
+    }
+    return 0u;
+}
+
+// The queue's first chunk (its front pointer), creating the first one if there is none.
+fn vl_front_chunk(q: u32, back: bool) -> u32 {
+    let d = ouro_queue_meta(q);
+    var word = d + 5u;
+    if (back) {
+        word = d + 6u;
+    }
+    let p = atomicLoad(&heap_meta[word]);
+    if (p != 0u) {
+        return p - 1u;
+    }
+    // Not initialised: old is the authoritative first chunk; front and back follow it.
+    var first = atomicLoad(&heap_meta[d + 7u]);
+    if (first == 0u) {
+        let c = vl_new_chunk(0u);
+        if (c == OURO_NO_CHUNK) {
+            return c;
+        }
+        first = vl_publish(d + 7u, c);
+        if (first != c + 1u) {
+            ouro_chunk_free(c);
+        }
+        if (first == 0u) {
+            return OURO_NO_CHUNK;
+        }
+    }
+    vl_publish(d + 5u, first - 1u);
+    vl_publish(d + 6u, first - 1u);
+    return atomicLoad(&heap_meta[word]) - 1u;
+}
+
+// Links a successor to chunk c (which starts at s) if it has none; returns next + 1, or 0
+// if the heap has no chunk for it.
+fn vl_link_next(c: u32, s: u32) -> u32 {
+    let n = atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
+    if (n != 0u) {
+        return n;
+    }
+    let nc = vl_new_chunk(s + OURO_QC_ITEMS);
+    if (nc == OURO_NO_CHUNK) {
+        return atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
+    }
+    let won = vl_publish(OURO_QC_NEXT + c, nc);
+    if (won != nc + 1u) {
+        ouro_chunk_free(nc);
+    }
+    return won;
+}
+
+// The chunk that holds position pos, searched from the front (dequeue) or back (enqueue)
+// pointer; links successors that are missing.
+fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
+    // NIR inlines every call, so each helper is called from one place in this loop.
+    var c = OURO_NO_CHUNK;
+    var waited = 0u;
+    for (var round = 0u; round < VL_ROUNDS; round++) {
+        if (c == OURO_NO_CHUNK) {
+            c = vl_front_chunk(q, back);
+            if (c == OURO_NO_CHUNK) {
+                return c;
+            }
+        }
+        let s = atomicLoad(&heap_meta[OURO_QC_START + c]);
+        if (pos - s < OURO_QC_ITEMS) {
+            return c;
+        }
+        if (pos - s >= 0x80000000u || atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) != OURO_INFO_QUEUE) {
+            // A stale pointer to a chunk that was recycled: search again from the pointer.
+            c = OURO_NO_CHUNK;
+            continue;
+        }
+        var n = atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
+        if (n == 0u) {
+            // No successor yet: the enqueuer of its first position links it; others wait,
+            // then link one themselves.
+            waited += 1u;
+            if (pos == s + OURO_QC_ITEMS || waited >= VQ_PTR_WAIT) {
+                n = vl_link_next(c, s);
+                if (n == 0u) {
+                    return OURO_NO_CHUNK;
+                }
+            }
+        }
+        if (n != 0u) {
+            c = n - 1u;
+            waited = 0u;
+        }
+    }
+    return OURO_NO_CHUNK;
+}
+
+// Algorithm 6: moves the front (back = false) or back pointer from chunk c past every
+// finished chunk; front moves let old follow at OURO_VL_TRAIL chunks and free what it leaves.
+fn vl_advance(q: u32, c0: u32, back: bool) {
+    let d = ouro_queue_meta(q);
+    var word = d + 5u;
+    var done = OURO_QC_ITEMS * VL_A_ONE;
+    if (back) {
+        word = d + 6u;
+    }
+    var c = c0;
+    for (var step = 0u; step < VL_ROUNDS; step++) {
+        // A finished chunk needs its successor before the pointer can move on: link it if
+        // nobody has yet (usually the first enqueuer of the chunk did, see vl_put_at).
+        let n = vl_link_next(c, atomicLoad(&heap_meta[OURO_QC_START + c]));
+        if (n == 0u) {
+            return;
+        }
+        let x = atomicCompareExchangeWeak(&heap_meta[word], c + 1u, n);
+        if (!x.exchanged) {
+            if (x.old_value == c + 1u) {
+                continue; // spurious failure
+            }
+            return;
+        }
+        if (!back) {
+            // A drained chunk is finished for enqueuers too: if back still points at it (the
+            // fill and the drain were one step), move back along as well.
+            atomicCompareExchangeWeak(&heap_meta[d + 6u], c + 1u, n);
+            if (atomicAdd(&heap_meta[ouro_vaq_base(q)], 1u) >= OURO_VL_TRAIL) {
+                let o = atomicLoad(&heap_meta[d + 7u]);
+                var on = 0u;
+                if (o != 0u) {
+                    on = atomicLoad(&heap_meta[OURO_QC_NEXT + o - 1u]);
+                }
+                if (on != 0u) {
+                    let y = atomicCompareExchangeWeak(&heap_meta[d + 7u], o, on);
+                    if (y.exchanged) {
+                        atomicSub(&heap_meta[ouro_vaq_base(q)], 1u);
+                        ouro_chunk_free(o - 1u);
+                    }
+                }
+            }
+        }
+        c = n - 1u;
+        let cnt = atomicLoad(&heap_meta[OURO_QC_COUNT + c]);
+        if ((back && (cnt >> 16u) != OURO_QC_ITEMS) || (!back && cnt != done)) {
+            return;
+        }
+    }
+}
+
+// Records a finished position of chunk c (enqueue: +A and +B if an item was written;
+// dequeue: -B) and moves the pointers when the chunk is complete.
+fn vl_finish(q: u32, c: u32, delta_add: u32, delta_sub: u32) {
+    var after: u32;
+    if (delta_add != 0u) {
+        after = atomicAdd(&heap_meta[OURO_QC_COUNT + c], delta_add) + delta_add;
+    } else {
+        after = atomicSub(&heap_meta[OURO_QC_COUNT + c], delta_sub) - delta_sub;
+    }
+    // The enqueue that fills the chunk moves back; the last consumer moves front (if both
+    // happen at once, front: back only matters while the chunk is not drained).
+    let drained = after == OURO_QC_ITEMS * VL_A_ONE;
+    let filled = delta_add != 0u && (after >> 16u) == OURO_QC_ITEMS;
+    if (drained || filled) {
+        vl_advance(q, c, !drained);
+    }
+}
+
+fn vl_put_at(q: u32, first_pos: u32, item: u32) -> bool {
+    var pos = first_pos;
+    for (var moves = 0u; moves < OQ_MOVES; moves++) {
+        let c = vl_find(q, pos, true);
+        if (c == OURO_NO_CHUNK) {
+            return false;
+        }
+        // The enqueuer of a chunk's first position links its successor ahead of need, so
+        // later enqueuers and the pointer moves rarely wait for a link (section 5.2).
+        if ((pos & (OURO_QC_ITEMS - 1u)) == 0u) {
+            vl_link_next(c, pos);
+        }
+        let seg = vl_segment(c);
+        let w = vl_word(c, pos & (OURO_QC_ITEMS - 1u));
+        var outcome = 0u; // 0 waited out, 1 written, 2 found abandoned
+        for (var round = 0u; round < OQ_SLOT_WAIT; round++) {
+            let x = heap_atomic_cas(seg, w, OQ_EMPTY, item);
+            if (x.y == 1u) {
+                outcome = 1u;
+                break;
+            }
+            if (x.x == OQ_SKIP) {
+                heap_atomic_store(seg, w, OQ_EMPTY);
+                outcome = 2u;
+                break;
+            }
+        }
+        if (outcome == 0u) {
+            return false;
+        }
+        // Written: one more finished position and one more item; abandoned: finished only.
+        vl_finish(q, c, VL_A_ONE + select(0u, 1u, outcome == 1u), 0u);
+        if (outcome == 1u) {
+            return true;
+        }
+        pos = oq_reserve_back(q, 1u);
+    }
+    return false;
+}
+
+fn vl_dequeue(q: u32) -> u32 {
+    let pos = atomicAdd(&heap_meta[ouro_queue_meta(q) + 2u], 1u);
+    let c = vl_find(q, pos, false);
+    if (c == OURO_NO_CHUNK) {
+        return OQ_EMPTY;
+    }
+    let seg = vl_segment(c);
+    let w = vl_word(c, pos & (OURO_QC_ITEMS - 1u));
+    var item = OQ_EMPTY;
+    for (var round = 0u; round < OQ_SLOT_WAIT; round++) {
+        let v = heap_atomic_load(seg, w);
+        if (v != OQ_EMPTY && v != OQ_SKIP) {
+            item = heap_atomic_exchange(seg, w, OQ_EMPTY);
+            break;
+        }
+    }
+    for (var attempt = 0u; attempt < 64u && item == OQ_EMPTY; attempt++) {
+        let x = heap_atomic_cas(seg, w, OQ_EMPTY, OQ_SKIP);
+        if (x.y == 1u) {
+            return OQ_EMPTY; // its enqueuer finishes the position when it finds OQ_SKIP
+        }
+        if (x.x != OQ_EMPTY && x.x != OQ_SKIP) {
+            item = heap_atomic_exchange(seg, w, OQ_EMPTY);
+        }
+    }
+    if (item != OQ_EMPTY) {
+        vl_finish(q, c, 0u, 1u);
+    }
+    return item;
+}

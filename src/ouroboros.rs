@@ -1,0 +1,478 @@
+//! Host-side planning of the Ouroboros strategies: chunk geometry, size classes, and where
+//! each queue lives in `heap_meta`. Written into the generated WGSL configuration.
+//!
+//! heap_meta layout (u32 words), keep in sync with shaders/ouroboros/*.wgsl:
+//!
+//! ```text
+//!   0 .. 15                 statistics (core/stats.wgsl)
+//!  16                       OURO_FRESH: chunks bumped from fresh memory
+//!  17                       OURO_LOST_UNITS: 16-byte units of pages a queue could not take
+//!                           (virtualized queue without memory for a queue chunk, or a
+//!                           standard queue's bounded wait ran out); they stay out of use
+//!  18 .. 31                 reserved
+//!  32 ..                    OURO_QUEUE_META: 8 words per queue (classes, then the chunk pool)
+//!  ..                       OURO_CHUNK_INFO: one word per chunk
+//!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
+//!  ..                       rings, one per queue, each a power of two of words
+//! ```
+//!
+//! Standard queues live in heap_meta, not in the heap: a class's ring holds every page the
+//! class can own, so an enqueue never finds it full. Where the rings for every page of the
+//! heap would not fit one storage binding (or 1 GiB), the largest rings are halved until
+//! they do, and a class may then own only as many chunks as its ring can index
+//! (`chunk_limit`); mallocs past that report out of memory. [`OuroGeometry::capacity_for`]
+//! accounts for it, so capacities stay exact.
+
+use std::fmt::Write as _;
+
+use crate::error::{Error, Result};
+use crate::layout::UNIT_BYTES;
+use crate::stats::STAT_WORDS;
+
+/// Words per queue descriptor (`OQ_WORDS` in queues/index_queue.wgsl).
+const QUEUE_WORDS: u64 = 8;
+/// Cap on all of Ouroboros's metadata, whatever the binding allows.
+const META_CAP_BYTES: u64 = 1 << 30;
+
+/// Which queues hold the size classes up to one chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum QueueKind {
+    /// Standard index queues, rings in heap_meta.
+    Standard,
+    /// Virtualized array-hierarchy queues: chunk pointers in heap_meta, items in queue chunks.
+    VirtualArray,
+    /// Virtualized linked-chunk queues: front, back and old chunk pointers, linked chunks.
+    VirtualLinked,
+}
+
+/// The planned geometry of an Ouroboros heap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct OuroGeometry {
+    pub chunk_units: u32,
+    pub chunks: u32,
+    pub min_page_units: u32,
+    /// Classes from the smallest page up to one chunk.
+    pub base_classes: u32,
+    /// All classes, runs of several chunks included.
+    pub classes: u32,
+    pub max_alloc: u32,
+    pub queue_meta: u64,
+    pub chunk_info: u64,
+    pub live_bits: u64,
+    /// Per queue (classes, then the pool): first word and capacity (a power of two).
+    pub rings: Vec<(u64, u64)>,
+    /// Per class: the most batches (chunks or runs) the class may take.
+    pub chunk_limit: Vec<u64>,
+    pub queue_kind: QueueKind,
+    /// Per class (VirtualArray, classes up to one chunk): first word and number of its
+    /// chunk-pointer slots (two words each).
+    pub vaq: Vec<(u64, u64)>,
+    /// Linked-chunk queues: first of the per-chunk start, next and count arrays.
+    pub qc_words: u64,
+    /// Chunk-based: first of the per-chunk count, queued and position arrays, then the
+    /// bitmasks (`cb_words` words per chunk); 0 if page-based.
+    pub cb_meta: u64,
+    pub cb_words: u64,
+    pub meta_words: u64,
+}
+
+pub(crate) struct OuroParams {
+    pub bytes: u64,
+    /// Units per full segment is 1 << segment_shift; the stride in bytes.
+    pub segment_stride: u64,
+    pub chunk_size: u32,
+    pub min_page_size: u32,
+    pub max_alloc: u32,
+    /// The largest storage binding (bytes).
+    pub max_binding: u64,
+    pub queue_kind: QueueKind,
+    /// Chunk-based front end for the classes up to one chunk (queues of chunk tokens).
+    pub chunk_based: bool,
+}
+
+impl OuroGeometry {
+    pub fn plan(p: &OuroParams) -> Result<Self> {
+        let pow2 = |name: &str, v: u32, min: u32| -> Result<()> {
+            if !v.is_power_of_two() || v < min {
+                return Err(Error::InvalidConfig(format!(
+                    "{name} must be a power of two of at least {min} bytes, not {v}"
+                )));
+            }
+            Ok(())
+        };
+        pow2("chunk_size", p.chunk_size, 16)?;
+        pow2("min_page_size", p.min_page_size, 16)?;
+        pow2("ouro_max_alloc", p.max_alloc, 16)?;
+        let chunk = p.chunk_size as u64;
+        if p.min_page_size as u64 > chunk {
+            return Err(Error::InvalidConfig(format!(
+                "min_page_size {} is larger than chunk_size {chunk}",
+                p.min_page_size
+            )));
+        }
+        if chunk > p.segment_stride {
+            return Err(Error::InvalidConfig(format!(
+                "chunk_size {chunk} is larger than a segment ({} bytes)",
+                p.segment_stride
+            )));
+        }
+        let chunks = p.bytes / chunk;
+        if chunks == 0 {
+            return Err(Error::InvalidConfig(format!(
+                "a heap of {} bytes holds no chunk of {chunk} bytes",
+                p.bytes
+            )));
+        }
+        let chunk_units = chunk / UNIT_BYTES;
+        let min_page_units = p.min_page_size as u64 / UNIT_BYTES;
+        let base_classes = (chunk_units / min_page_units).trailing_zeros() + 1;
+        // Largest run: at most the configured maximum, a segment, and the heap's chunks.
+        let max_alloc = (p.max_alloc as u64)
+            .min(p.segment_stride)
+            .min(prev_power_of_two(chunks) * chunk)
+            .max(chunk);
+        let large = (max_alloc / chunk).trailing_zeros();
+        let classes = base_classes + large;
+
+        let queues = classes as u64 + 1;
+        let queue_meta = STAT_WORDS as u64 + 16;
+        let chunk_info = queue_meta + queues * QUEUE_WORDS;
+        let units = p.bytes / UNIT_BYTES;
+        let live_bits = chunk_info + chunks;
+        let rings_start = live_bits + units.div_ceil(32);
+
+        // Batches (chunks or runs) each class could own in the whole heap, and pages per batch.
+        let batch = |k: u32| -> u64 {
+            if k < base_classes {
+                chunk_units / (min_page_units << k)
+            } else {
+                1
+            }
+        };
+        let run = |k: u32| -> u64 {
+            if k < base_classes {
+                1
+            } else {
+                1 << (k - base_classes + 1)
+            }
+        };
+        let items = |k: u32| (chunks / run(k)).max(1) * batch(k);
+        let virtual_class = |k: u32| p.queue_kind != QueueKind::Standard && k < base_classes;
+        if p.queue_kind == QueueKind::VirtualLinked && chunk > 128 << 10 {
+            return Err(Error::InvalidConfig(format!(
+                "chunk_size {chunk} is too large for linked-chunk queues (at most 128 KiB: a \
+                 queue chunk's item count must fit 16 bits)"
+            )));
+        }
+        // Virtualized classes: two laps' worth of chunk-pointer slots, two words each.
+        let qc_items = chunk_units * 4;
+        let mut vaq = Vec::new();
+        let mut next = rings_start;
+        // Linked-chunk queues: start, next and count words per chunk.
+        let qc_words = if p.queue_kind == QueueKind::VirtualLinked {
+            next
+        } else {
+            0
+        };
+        if p.queue_kind == QueueKind::VirtualLinked {
+            next += 3 * chunks;
+        }
+        for k in 0..classes {
+            if virtual_class(k) {
+                let slots = if p.queue_kind == QueueKind::VirtualLinked {
+                    1 // one slot: the count of drained chunks trailing front
+                } else {
+                    (2 * items(k)).div_ceil(qc_items).next_power_of_two().max(2)
+                };
+                vaq.push((next, slots));
+                next += 2 * slots;
+            }
+        }
+        // Chunk-based: per-chunk words, and rings of chunk tokens with twice as many slots
+        // as chunks (tokens are removed where they lie; see chunk_based.wgsl).
+        let (cb_meta, cb_words) = if p.chunk_based {
+            let words = (chunk_units / min_page_units).div_ceil(32);
+            let start = next;
+            next += 3 * chunks + words * chunks;
+            (start, words)
+        } else {
+            (0, 0)
+        };
+        let rings_start = next;
+        let entries_per_batch = |k: u32| -> u64 {
+            if p.chunk_based && k < base_classes {
+                2
+            } else {
+                batch(k)
+            }
+        };
+        let mut caps: Vec<u64> = (0..classes)
+            .map(|k| {
+                if virtual_class(k) {
+                    0
+                } else if p.chunk_based && k < base_classes {
+                    (2 * chunks).next_power_of_two()
+                } else {
+                    items(k).next_power_of_two()
+                }
+            })
+            .collect();
+        caps.push(chunks.next_power_of_two()); // the pool
+        let budget = p.max_binding.min(META_CAP_BYTES) / 4;
+        loop {
+            let total = rings_start + caps.iter().sum::<u64>();
+            if total <= budget {
+                break;
+            }
+            // Halve the largest class ring (never the pool's), keeping one batch.
+            let (k, _) = caps[..classes as usize]
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, c)| **c)
+                .expect("at least one class");
+            if caps[k] / 2 < entries_per_batch(k as u32) {
+                return Err(Error::TooLarge {
+                    requested: p.bytes,
+                    reason: format!(
+                        "Ouroboros's queues ({} bytes) do not fit one storage binding of {} bytes; \
+                         use larger chunks",
+                        total * 4,
+                        p.max_binding
+                    ),
+                });
+            }
+            caps[k] /= 2;
+        }
+        let mut rings = Vec::new();
+        let mut next = rings_start;
+        for &c in &caps {
+            rings.push((next, c));
+            next += c;
+        }
+        let chunk_limit = (0..classes)
+            .map(|k| {
+                if virtual_class(k) {
+                    chunks
+                } else {
+                    caps[k as usize] / entries_per_batch(k)
+                }
+            })
+            .collect();
+        Ok(OuroGeometry {
+            chunk_units: chunk_units as u32,
+            chunks: chunks as u32,
+            min_page_units: min_page_units as u32,
+            base_classes,
+            classes,
+            max_alloc: max_alloc as u32,
+            queue_meta,
+            chunk_info,
+            live_bits,
+            rings,
+            chunk_limit,
+            queue_kind: p.queue_kind,
+            vaq,
+            qc_words,
+            cb_meta,
+            cb_words,
+            meta_words: next,
+        })
+    }
+
+    fn class_of(&self, size: u32) -> u32 {
+        let units = (size as u64)
+            .div_ceil(UNIT_BYTES)
+            .max(self.min_page_units as u64);
+        (units.next_power_of_two() / self.min_page_units as u64).trailing_zeros()
+    }
+
+    fn page_units(&self, k: u32) -> u64 {
+        if k < self.base_classes {
+            (self.min_page_units as u64) << k
+        } else {
+            (self.chunk_units as u64) << (k - self.base_classes + 1)
+        }
+    }
+
+    /// Allocations of `size` bytes an empty heap serves.
+    pub fn capacity_for(&self, size: u32) -> u64 {
+        let k = self.class_of(size);
+        let chunks = self.chunks as u64;
+        let limit = self.chunk_limit[k as usize];
+        if k < self.base_classes {
+            let per_chunk = self.chunk_units as u64 / self.page_units(k);
+            match self.queue_kind {
+                // A lower bound: live queue chunks hold one or two chunks.
+                QueueKind::VirtualArray => return chunks.saturating_sub(2) * per_chunk,
+                // And drained ones trail front by up to vl_trail chunks.
+                QueueKind::VirtualLinked => {
+                    return chunks.saturating_sub(2 + self.vl_trail()) * per_chunk
+                }
+                QueueKind::Standard => {}
+            }
+            chunks.min(limit) * per_chunk
+        } else {
+            let run = 1u64 << (k - self.base_classes + 1);
+            (chunks / run).min(limit)
+        }
+    }
+
+    /// Linked-chunk queues: drained queue chunks kept behind front before they are freed
+    /// (`OURO_VL_TRAIL`, the paper's safety distance t).
+    pub fn vl_trail(&self) -> u64 {
+        (self.chunks as u64 / 128).clamp(8, 256)
+    }
+
+    pub fn granted_bytes(&self, size: u32) -> u64 {
+        self.page_units(self.class_of(size)) * UNIT_BYTES
+    }
+
+    /// Constants and generated queue-geometry functions for `generated/config.wgsl`.
+    pub fn wgsl(&self, s: &mut String) {
+        let _ = writeln!(s, "#define GPU_HEAP_OURO");
+        if self.cb_words > 0 {
+            let _ = writeln!(s, "#define OURO_CHUNK_BASED");
+        }
+        match self.queue_kind {
+            QueueKind::Standard => {}
+            QueueKind::VirtualArray => {
+                let _ = writeln!(s, "#define OURO_VIRTUAL_QUEUES\n#define OURO_QUEUE_VA");
+            }
+            QueueKind::VirtualLinked => {
+                let _ = writeln!(s, "#define OURO_VIRTUAL_QUEUES\n#define OURO_QUEUE_VL");
+            }
+        }
+        let mut constant = |name: &str, value: u64| {
+            let _ = writeln!(s, "const {name}: u32 = {value}u;");
+        };
+        constant("OURO_CHUNK_UNITS", self.chunk_units as u64);
+        constant("OURO_CHUNK_SHIFT", self.chunk_units.trailing_zeros() as u64);
+        constant("OURO_CHUNKS", self.chunks as u64);
+        constant("OURO_MIN_PAGE_UNITS", self.min_page_units as u64);
+        constant(
+            "OURO_MIN_PAGE_SHIFT",
+            self.min_page_units.trailing_zeros() as u64,
+        );
+        constant("OURO_BASE_CLASSES", self.base_classes as u64);
+        constant("OURO_CLASSES", self.classes as u64);
+        constant("OURO_POOL", self.classes as u64);
+        constant("OURO_FRESH", STAT_WORDS as u64);
+        constant("OURO_LOST_UNITS", STAT_WORDS as u64 + 1);
+        constant("OURO_QUEUE_META", self.queue_meta);
+        constant("OURO_CHUNK_INFO", self.chunk_info);
+        constant("OURO_LIVE_BITS", self.live_bits);
+        if self.cb_words > 0 {
+            constant("OURO_CB_COUNT", self.cb_meta);
+            constant("OURO_CB_QUEUED", self.cb_meta + self.chunks as u64);
+            constant("OURO_CB_POS", self.cb_meta + 2 * self.chunks as u64);
+            constant("OURO_CB_BITS", self.cb_meta + 3 * self.chunks as u64);
+            constant("OURO_CB_WORDS", self.cb_words);
+        }
+        if self.queue_kind == QueueKind::VirtualLinked {
+            constant("OURO_QC_START", self.qc_words);
+            constant("OURO_QC_NEXT", self.qc_words + self.chunks as u64);
+            constant("OURO_QC_COUNT", self.qc_words + 2 * self.chunks as u64);
+            constant("OURO_VL_TRAIL", self.vl_trail());
+        }
+        let mut switch = |name: &str, values: &[u64]| {
+            let _ = writeln!(s, "fn {name}(q: u32) -> u32 {{\n    switch q {{");
+            for (q, v) in values.iter().enumerate() {
+                let _ = writeln!(s, "        case {q}u: {{ return {v}u; }}");
+            }
+            let _ = writeln!(s, "        default: {{ return 0u; }}\n    }}\n}}");
+        };
+        let bases: Vec<u64> = self.rings.iter().map(|r| r.0).collect();
+        let masks: Vec<u64> = self.rings.iter().map(|r| r.1.max(1) - 1).collect();
+        switch("ouro_ring_base", &bases);
+        switch("ouro_ring_mask", &masks);
+        switch("ouro_chunk_limit", &self.chunk_limit);
+        if self.queue_kind != QueueKind::Standard {
+            let bases: Vec<u64> = self.vaq.iter().map(|v| v.0).collect();
+            let masks: Vec<u64> = self.vaq.iter().map(|v| v.1 - 1).collect();
+            switch("ouro_vaq_base", &bases);
+            switch("ouro_vaq_mask", &masks);
+        }
+    }
+}
+
+fn prev_power_of_two(x: u64) -> u64 {
+    1 << (63 - x.leading_zeros())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(bytes: u64, stride: u64) -> OuroParams {
+        OuroParams {
+            bytes,
+            segment_stride: stride,
+            chunk_size: 8192,
+            min_page_size: 16,
+            max_alloc: 64 << 10,
+            max_binding: 128 << 20,
+            queue_kind: QueueKind::Standard,
+            chunk_based: false,
+        }
+    }
+
+    #[test]
+    fn ten_base_classes_and_three_runs() {
+        let g = OuroGeometry::plan(&params(1 << 20, 256 << 10)).unwrap();
+        assert_eq!(g.chunks, 128);
+        assert_eq!(g.base_classes, 10);
+        assert_eq!(g.classes, 13);
+        assert_eq!(g.max_alloc, 64 << 10);
+        assert_eq!(g.capacity_for(64 << 10), 16);
+        assert_eq!(g.capacity_for(16), 65536);
+        assert_eq!(g.capacity_for(8192), 128);
+        assert_eq!(g.granted_bytes(100), 128);
+        assert_eq!(g.granted_bytes(9000), 16384);
+    }
+
+    #[test]
+    fn large_heaps_cap_small_class_rings_to_fit_a_binding() {
+        let g = OuroGeometry::plan(&params(512 << 20, 128 << 20)).unwrap();
+        assert!(g.meta_words * 4 <= 128 << 20);
+        assert!(g.capacity_for(16) < (512 << 20) / 16);
+        assert!(g.capacity_for(16) >= 1 << 20);
+        assert_eq!(g.capacity_for(8192), 65536);
+    }
+
+    #[test]
+    fn virtual_array_queues_take_little_metadata() {
+        let mut p = params(512 << 20, 128 << 20);
+        p.queue_kind = QueueKind::VirtualArray;
+        let g = OuroGeometry::plan(&p).unwrap();
+        assert_eq!(g.vaq.len(), 10);
+        assert_eq!(g.vaq[0].1, 32768); // 2 x 32 Mi pages / 2048 per queue chunk
+        assert!(g.meta_words * 4 < 16 << 20);
+        assert!(g.capacity_for(16) > (500 << 20) / 16);
+    }
+
+    #[test]
+    fn bad_geometry_is_typed() {
+        let mut p = params(1 << 20, 256 << 10);
+        p.chunk_size = 3000;
+        assert!(matches!(
+            OuroGeometry::plan(&p),
+            Err(Error::InvalidConfig(_))
+        ));
+        let mut p = params(1 << 20, 256 << 10);
+        p.min_page_size = 8;
+        assert!(matches!(
+            OuroGeometry::plan(&p),
+            Err(Error::InvalidConfig(_))
+        ));
+        let mut p = params(1 << 20, 256 << 10);
+        p.min_page_size = 16384;
+        assert!(matches!(
+            OuroGeometry::plan(&p),
+            Err(Error::InvalidConfig(_))
+        ));
+        assert!(matches!(
+            OuroGeometry::plan(&params(4096, 4096)),
+            Err(Error::InvalidConfig(_))
+        ));
+    }
+}

@@ -1,0 +1,297 @@
+//! Ouroboros under mixed traffic: in one dispatch, every invocation repeatedly mallocs,
+//! writes a pattern over its block, verifies it and frees it, so enqueues and dequeues of
+//! the same queues (and, for the virtualized variants, queue chunks being placed and
+//! returned) race each other. A block handed to two invocations at once shows up as a
+//! pattern mismatch. Afterwards nothing may be live and no call may have failed.
+
+use std::time::Duration;
+
+use gpu_heap::{read_buffer, submit_and_wait, Gpu, GpuHeap, HeapConfig, Strategy};
+
+const KERNEL: &str = r#"
+#include "alloc.wgsl"
+
+// [0] successful mallocs, [1] NULLs, [2] corrupted blocks, [3] frees not OK
+@group(1) @binding(0) var<storage, read_write> tally: array<atomic<u32>>;
+
+const ROUNDS: u32 = 8u;
+
+@compute @workgroup_size(64)
+fn mixed(@builtin(global_invocation_id) id: vec3<u32>) {
+    var rng = heap_hash(id.x * 0x9e3779b9u + 1u) | 1u;
+    for (var round = 0u; round < ROUNDS; round++) {
+        rng = heap_rng_next(rng);
+        // Mostly small sizes, some up to 4 KiB: several classes share the dispatch.
+        let size = 16u << ((rng >> 4u) % 9u);
+        let p = malloc(size);
+        if (p == 0u) {
+            atomicAdd(&tally[1], 1u);
+            continue;
+        }
+        atomicAdd(&tally[0], 1u);
+        let words = min(size / 4u, 64u);
+        let tag = id.x * 977u + round;
+        for (var k = 0u; k < words; k++) {
+            heap_store(p, k * (size / 4u / words), heap_hash(tag ^ k));
+        }
+        var bad = false;
+        for (var k = 0u; k < words; k++) {
+            if (heap_load(p, k * (size / 4u / words)) != heap_hash(tag ^ k)) {
+                bad = true;
+            }
+        }
+        if (bad) {
+            atomicAdd(&tally[2], 1u);
+        }
+        free(p);
+        if (heap_status != HEAP_OK) {
+            atomicAdd(&tally[3], 1u);
+        }
+    }
+}
+"#;
+
+fn check(strategy: Strategy) {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let (device, queue) = (&gpu.device, &gpu.queue);
+    let heap = GpuHeap::with_config(
+        device,
+        queue,
+        HeapConfig::new(64 << 20)
+            .strategy(strategy)
+            .max_segment_size(16 << 20)
+            .watchdog(Duration::from_secs(60)),
+    )
+    .unwrap();
+    let module = heap.create_shader_module("mixed.wgsl", KERNEL).unwrap();
+    let tally = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("tally"),
+        size: 16,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: None,
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }],
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: tally.as_entire_binding(),
+        }],
+    });
+    let pipeline = heap
+        .compute_pipeline("mixed", &module, "mixed", &[(1, &layout)])
+        .unwrap();
+    let threads = 32_768u32;
+    let mut contention_before = 0;
+    for _ in 0..2 {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&tally, 0, None);
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(heap.bind_group_index(), heap.bind_group(), &[]);
+            pass.set_bind_group(1, &group, &[]);
+            pass.dispatch_workgroups(threads / 64, 1, 1);
+        }
+        submit_and_wait(device, queue, encoder, Duration::from_secs(120), "mixed").unwrap();
+        let bytes = read_buffer(device, queue, &tally, 0, 16, Duration::from_secs(10)).unwrap();
+        let t: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+        let stats = heap.stats().unwrap();
+        eprintln!("{strategy}: tally {t:?}, {stats:?}");
+        assert_eq!(t[0] + t[1], threads * 8, "every call accounted for");
+        assert_eq!(t[2], 0, "blocks handed to two invocations at once");
+        assert_eq!(t[3], 0, "frees not OK");
+        assert_eq!((stats.allocations_live, stats.bytes_live), (0, 0));
+        if strategy == Strategy::OuroCS {
+            // Known weakness (see chunk_based.wgsl): on lavapipe 0 to 76 mallocs of these
+            // 262,144 per dispatch have run out of rounds (more when the machine is
+            // loaded). Allowed here up to 0.1%, and only as counted contention.
+            let f = stats.failures;
+            assert_eq!(
+                (f.out_of_memory, f.invalid_request, f.invalid_free),
+                (0, 0, 0)
+            );
+            assert_eq!(
+                t[1] as u64,
+                f.contention - contention_before,
+                "NULLs are contention"
+            );
+            assert!(t[1] <= threads * 8 / 1000, "{} mallocs failed", t[1]);
+            contention_before = f.contention;
+        } else {
+            assert_eq!(t[1], 0, "NULLs from malloc");
+            assert_eq!(stats.failures, Default::default());
+        }
+    }
+}
+
+#[test]
+fn ouro_c_s() {
+    check(Strategy::OuroCS);
+}
+
+const REUSE_KERNEL: &str = r#"
+#include "alloc.wgsl"
+
+struct Params {
+    n: u32,
+    size: u32,
+    free_them: u32,
+    pad: u32,
+}
+@group(1) @binding(0) var<storage, read_write> handles: array<u32>;
+@group(1) @binding(1) var<storage, read_write> ok: array<atomic<u32>>;
+@group(1) @binding(2) var<uniform> params: Params;
+
+@compute @workgroup_size(64)
+fn pass_(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x >= params.n) {
+        return;
+    }
+    if (params.free_them == 1u) {
+        free(handles[id.x]);
+        handles[id.x] = 0u;
+        return;
+    }
+    let p = malloc(params.size);
+    handles[id.x] = p;
+    if (p != 0u) {
+        atomicAdd(&ok[0], 1u);
+    }
+}
+"#;
+
+/// The chunk-based variant returns chunks whose pages are all free to the chunk pool, so a
+/// heap filled with 16-byte pages and emptied again can be filled with pages of 8 KiB.
+#[test]
+fn ouro_c_s_returns_empty_chunks_to_the_pool() {
+    use wgpu::util::DeviceExt;
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let (device, queue) = (&gpu.device, &gpu.queue);
+    let bytes = 1u32 << 20;
+    let heap = GpuHeap::with_config(
+        device,
+        queue,
+        HeapConfig::new(bytes as u64).strategy(Strategy::OuroCS),
+    )
+    .unwrap();
+    let module = heap
+        .create_shader_module("reuse.wgsl", REUSE_KERNEL)
+        .unwrap();
+    let n_max = bytes / 16;
+    let storage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let handles = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: n_max as u64 * 4,
+        usage: storage,
+        mapped_at_creation: false,
+    });
+    let ok = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 16,
+        usage: storage,
+        mapped_at_creation: false,
+    });
+    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let rw = wgpu::BufferBindingType::Storage { read_only: false };
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: None,
+        entries: &[
+            entry(0, rw),
+            entry(1, rw),
+            entry(2, wgpu::BufferBindingType::Uniform),
+        ],
+    });
+    let pipeline = heap
+        .compute_pipeline("reuse", &module, "pass_", &[(1, &layout)])
+        .unwrap();
+    let run = |n: u32, size: u32, free_them: u32| -> u32 {
+        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: bytemuck::cast_slice(&[n, size, free_them, 0]),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: handles.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: ok.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: params.as_entire_binding(),
+                },
+            ],
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&ok, 0, None);
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(heap.bind_group_index(), heap.bind_group(), &[]);
+            pass.set_bind_group(1, &group, &[]);
+            pass.dispatch_workgroups(n.div_ceil(64), 1, 1);
+        }
+        submit_and_wait(device, queue, encoder, Duration::from_secs(120), "reuse").unwrap();
+        let b = read_buffer(device, queue, &ok, 0, 4, Duration::from_secs(10)).unwrap();
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    };
+    assert_eq!(run(n_max, 16, 0), n_max, "16-byte fill");
+    run(n_max, 16, 1);
+    let stats = heap.stats().unwrap();
+    assert_eq!(stats.allocations_live, 0);
+    let chunks = bytes / 8192;
+    assert_eq!(
+        run(chunks, 8192, 0),
+        chunks,
+        "8 KiB fill after the 16-byte pages were freed"
+    );
+    run(chunks, 8192, 1);
+    assert_eq!(heap.stats().unwrap().failures.contention, 0);
+}
+
+#[test]
+fn ouro_p_s() {
+    check(Strategy::OuroPS);
+}
+
+#[test]
+fn ouro_p_va() {
+    check(Strategy::OuroPVA);
+}
+
+#[test]
+fn ouro_p_vl() {
+    check(Strategy::OuroPVL);
+}

@@ -19,6 +19,8 @@ const BUMP_MAX_ALLOC: u64 = 64 << 10;
 const BUMP_MAX_UNITS: u64 = 1 << 31;
 /// Words of heap_meta reserved for a strategy's scalars, after the statistics.
 const STRATEGY_SCALAR_WORDS: u64 = 16;
+/// Words of the growth block at the end of heap_meta (shaders/core/growth.wgsl).
+pub(crate) const GROWTH_WORDS: u64 = 8;
 
 /// Features that binding-array segments need.
 pub const BINDING_ARRAY_FEATURES: wgpu::Features = wgpu::Features::BUFFER_BINDING_ARRAY
@@ -73,6 +75,13 @@ pub struct HeapLayout {
     pub(crate) walk: Option<WalkGeometry>,
     /// Instrumented build (`#define GPU_HEAP_COUNT_STEPS`).
     pub count_steps: bool,
+    /// Whether the heap can grow: `bytes` and `segment_sizes` are then the reserved
+    /// maximum, of which the first `initial_segments` are committed at creation.
+    pub growable: bool,
+    /// Segments committed when the heap is created (all of them unless growable).
+    pub initial_segments: u32,
+    /// First word of the growth block in heap_meta (`HEAP_GROWTH` in WGSL).
+    pub growth_word: u64,
 }
 
 impl HeapLayout {
@@ -80,12 +89,26 @@ impl HeapLayout {
         if config.size == 0 {
             return Err(Error::ZeroSize);
         }
+        let growable = config.is_growable();
+        if growable && !config.strategy.supports_growth() {
+            return Err(Error::GrowthUnsupported {
+                strategy: config.strategy.to_string(),
+            });
+        }
+        let reserved = if growable {
+            config.max_size.unwrap_or(config.size)
+        } else {
+            config.size
+        };
         let too_large = |reason: String| Error::TooLarge {
-            requested: config.size,
+            requested: reserved,
             reason,
         };
-        let bytes = config
+        let initial_bytes = config
             .size
+            .checked_next_multiple_of(UNIT_BYTES)
+            .ok_or_else(|| too_large("it overflows u64".into()))?;
+        let bytes = reserved
             .checked_next_multiple_of(UNIT_BYTES)
             .ok_or_else(|| too_large("it overflows u64".into()))?;
         let units = bytes / UNIT_BYTES;
@@ -111,8 +134,12 @@ impl HeapLayout {
                 "the segment size cap of {cap} bytes is below one 16-byte unit"
             )));
         }
-        let stride = prev_power_of_two(cap).min(bytes.next_power_of_two());
+        // A growable heap commits whole segments, so its stride follows the initial size
+        // (rounded up to a power of two): growth then commits in steps of that size.
+        let fit = if growable { initial_bytes } else { bytes };
+        let stride = prev_power_of_two(cap).min(fit.next_power_of_two());
         let segment_count = bytes.div_ceil(stride);
+        let initial_segments = initial_bytes.div_ceil(stride).min(segment_count) as u32;
         let segment_sizes: Vec<u64> = (0..segment_count)
             .map(|i| stride.min(bytes - i * stride))
             .collect();
@@ -134,8 +161,9 @@ impl HeapLayout {
             }
         };
 
-        let meta_words =
+        let growth_word =
             STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + walk.map_or(0, |w| w.state_words);
+        let meta_words = growth_word + GROWTH_WORDS;
         let meta_bytes = meta_words * 4;
         if meta_bytes
             > limits
@@ -159,7 +187,37 @@ impl HeapLayout {
             statistics: config.statistics,
             walk,
             count_steps: config.count_steps,
+            growable,
+            initial_segments,
+            growth_word,
         })
+    }
+
+    /// Bytes of user memory in the first `segments` segments.
+    pub fn committed_bytes(&self, segments: u32) -> u64 {
+        self.segment_sizes[..segments as usize].iter().sum()
+    }
+
+    /// Bytes committed when the heap is created.
+    pub fn initial_bytes(&self) -> u64 {
+        self.committed_bytes(self.initial_segments)
+    }
+
+    /// 16-byte units of the strategy's free count (a page or RW_malloc unit; 1 for bump).
+    pub(crate) fn item_units(&self) -> u64 {
+        self.walk.map_or(1, |w| w.item_units as u64)
+    }
+
+    /// Invocations of the trim check between `to` and `from` committed units: one per
+    /// bitmap word (32 pages or units) of the random walks, one for bump.
+    pub(crate) fn trim_check_invocations(&self, to_units: u64, from_units: u64) -> u32 {
+        match self.walk {
+            None => 1,
+            Some(_) => {
+                let (to, from) = (to_units / self.item_units(), from_units / self.item_units());
+                (from.div_ceil(32) - to / 32).max(1) as u32
+            }
+        }
     }
 
     /// The strategy the shaders are compiled as: the configured one, except CoRW on a
@@ -231,6 +289,9 @@ impl HeapLayout {
         if self.count_steps {
             let _ = writeln!(s, "#define GPU_HEAP_COUNT_STEPS");
         }
+        if self.growable {
+            let _ = writeln!(s, "#define GPU_HEAP_GROWABLE");
+        }
         for define in self.walk.map_or(vec![], |w| w.defines()) {
             let _ = writeln!(s, "#define {define}");
         }
@@ -243,6 +304,7 @@ impl HeapLayout {
         constant("HEAP_SEGMENT_MASK", (1u64 << self.segment_shift) - 1);
         constant("HEAP_MAX_ALLOC", self.max_alloc as u64);
         constant("HEAP_META_WORDS", self.meta_words);
+        constant("HEAP_GROWTH", self.growth_word);
         constant("STRATEGY_INIT_INVOCATIONS", self.init_invocations() as u64);
         for (name, value) in self.walk.map_or(vec![], |w| w.wgsl()) {
             constant(name, value);

@@ -54,4 +54,9 @@ conformance_tests! {
     rw_malloc_exhaustion: Strategy::RwMalloc, Scenario::Exhaustion;
     rw_malloc_device_bad_input: Strategy::RwMalloc, Scenario::DeviceBadInput;
     rw_malloc_host_bad_input: Strategy::RwMalloc, Scenario::HostBadInput;
+    bump_growth: Strategy::Bump, Scenario::Growth;
+    rw_bm_growth: Strategy::RwBm, Scenario::Growth;
+    rw_growth: Strategy::Rw, Scenario::Growth;
+    corw_growth: Strategy::Corw, Scenario::Growth;
+    rw_malloc_growth: Strategy::RwMalloc, Scenario::Growth;
 }

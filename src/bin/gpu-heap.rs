@@ -55,6 +55,10 @@ enum Command {
         /// Write the results as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Scenarios to run (default: all): basic, churn, exhaustion, device-bad-input,
+        /// host-bad-input, growth.
+        #[arg(long, value_parser = parse_scenario)]
+        scenario: Vec<Scenario>,
     },
     /// Run the benchmark suite (the survey's test cases) for every strategy.
     Bench {
@@ -171,6 +175,14 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
     s.parse()
 }
 
+fn parse_scenario(s: &str) -> Result<Scenario, String> {
+    Scenario::ALL
+        .iter()
+        .copied()
+        .find(|sc| sc.name() == s)
+        .ok_or_else(|| format!("unknown scenario \"{s}\""))
+}
+
 fn parse_test(s: &str) -> Result<Test, String> {
     s.parse()
 }
@@ -228,12 +240,18 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             slots,
             watchdog_secs,
             json,
+            scenario,
         } => {
             let gpu = Gpu::open(adapter.as_deref())?;
             let strategies = if strategy.is_empty() {
                 Strategy::ALL.to_vec()
             } else {
                 strategy
+            };
+            let scenarios = if scenario.is_empty() {
+                Scenario::ALL.to_vec()
+            } else {
+                scenario
             };
             let options = Options {
                 heap_size,
@@ -243,7 +261,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                 watchdog: Duration::from_secs(watchdog_secs),
                 ..Options::default()
             };
-            run_conformance(&gpu, &strategies, &options, json)
+            run_conformance(&gpu, &strategies, &scenarios, &options, json)
         }
         Command::Bench {
             adapter,
@@ -507,6 +525,7 @@ struct Report<'a> {
 fn run_conformance(
     gpu: &Gpu,
     strategies: &[Strategy],
+    scenarios: &[Scenario],
     options: &Options,
     json: Option<PathBuf>,
 ) -> gpu_heap::Result<ExitCode> {
@@ -515,14 +534,14 @@ fn run_conformance(
         "adapter {} ({}, {})",
         adapter.name, adapter.backend, adapter.driver
     );
-    let total = (strategies.len() * Scenario::ALL.len()) as u64;
+    let total = (strategies.len() * scenarios.len()) as u64;
     let bar = ProgressBar::new(total).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("valid template"),
     );
     let mut results = Vec::new();
     let mut hung = false;
     'outer: for &strategy in strategies {
-        for &scenario in Scenario::ALL {
+        for &scenario in scenarios {
             bar.set_message(format!("{strategy} {}", scenario.name()));
             let r = conformance::run(gpu, strategy, scenario, options);
             let stop = r.hung;

@@ -84,6 +84,9 @@ pub(crate) fn create_segment(
 pub struct GrowthPolicy {
     /// The committed size is multiplied by this (at least one more segment is committed).
     pub factor: f64,
+    /// Commit at least this many more bytes when growing: the demand a kernel recorded
+    /// for its failed mallocs, so that one step suffices (0: the factor alone).
+    pub at_least: u64,
     /// Never grow past this many bytes (besides the reserved maximum); `None`: no cap.
     pub max_bytes: Option<u64>,
     /// Raise "low" pressure when a malloc leaves less than this fraction of the committed
@@ -96,6 +99,7 @@ impl Default for GrowthPolicy {
     fn default() -> Self {
         GrowthPolicy {
             factor: 2.0,
+            at_least: 0,
             max_bytes: None,
             low_watermark: 0.125,
         }
@@ -105,6 +109,11 @@ impl Default for GrowthPolicy {
 impl GrowthPolicy {
     pub fn factor(mut self, factor: f64) -> Self {
         self.factor = factor;
+        self
+    }
+
+    pub fn at_least(mut self, bytes: u64) -> Self {
+        self.at_least = bytes;
         self
     }
 
@@ -269,7 +278,7 @@ impl GpuHeap {
     }
 
     /// Between dispatches: reads and clears the device's pressure flags and, if any was
-    /// raised, grows per `policy` (by `policy.factor`, at least one segment, up to the
+    /// raised, grows per `policy` (by `policy.factor` or `policy.at_least`, whichever is more, and at least one segment, up to the
     /// reserved maximum and `policy.max_bytes`). Also arms the low watermark for the
     /// committed size. If the report says the heap grew, fetch [`Self::bind_group`] again;
     /// a kernel whose mallocs failed for lack of memory can then be run again.
@@ -294,6 +303,7 @@ impl GpuHeap {
                 .max_bytes
                 .map_or(self.layout.bytes, |m| m.min(self.layout.bytes));
             let wanted = ((before as f64 * policy.factor.max(1.0)) as u64)
+                .max(before.saturating_add(policy.at_least))
                 .max(self.layout.committed_bytes(
                     (self.segments.len() + 1).min(self.layout.segment_count() as usize) as u32,
                 ))

@@ -136,8 +136,16 @@ impl HeapLayout {
         }
         // A growable heap commits whole segments, so its stride follows the initial size
         // (rounded up to a power of two): growth then commits in steps of that size.
+        // If the maximum would then need more segments than the device can bind, the
+        // stride doubles until it fits (the initial commit rounds up to one segment).
         let fit = if growable { initial_bytes } else { bytes };
-        let stride = prev_power_of_two(cap).min(fit.next_power_of_two());
+        let mut stride = prev_power_of_two(cap).min(fit.next_power_of_two());
+        if growable {
+            let bindable = bindable_segments(config, caps);
+            while bytes.div_ceil(stride) > bindable && stride < prev_power_of_two(cap) {
+                stride *= 2;
+            }
+        }
         let segment_count = bytes.div_ceil(stride);
         let initial_segments = initial_bytes.div_ceil(stride).min(segment_count) as u32;
         let segment_sizes: Vec<u64> = (0..segment_count)
@@ -364,6 +372,31 @@ fn prev_power_of_two(x: u64) -> u64 {
     1 << (63 - x.leading_zeros())
 }
 
+/// Storage bindings per shader stage a growable heap leaves to the user's own bind groups
+/// when it picks its segment count.
+const USER_STORAGE_BINDINGS: u64 = 8;
+
+/// The most segments a growable heap plans for this configuration (binding arrays where
+/// `resolve_binding` would choose them, separate bindings otherwise), leaving the metadata
+/// binding and USER_STORAGE_BINDINGS to the rest of the pipeline.
+fn bindable_segments(config: &HeapConfig, caps: &DeviceCaps) -> u64 {
+    let dx12 = caps.backend == Some(wgpu::Backend::Dx12);
+    let has_arrays = caps.features.contains(BINDING_ARRAY_FEATURES) && !dx12;
+    let stage = (caps.limits.max_storage_buffers_per_shader_stage as u64)
+        .saturating_sub(1 + USER_STORAGE_BINDINGS);
+    let arrays = matches!(
+        config.segment_binding,
+        SegmentBinding::Auto | SegmentBinding::BindingArray
+    ) && has_arrays;
+    if arrays {
+        (caps.limits.max_binding_array_elements_per_shader_stage as u64)
+            .min(stage)
+            .max(1)
+    } else {
+        (config.max_separate_bindings as u64).min(stage).max(1)
+    }
+}
+
 fn resolve_binding(
     config: &HeapConfig,
     caps: &DeviceCaps,
@@ -475,6 +508,33 @@ mod tests {
         assert_eq!(l.segment_sizes, vec![1008]);
         assert_eq!(l.segment_shift, 6);
         assert_eq!(l.walk.unwrap().items, 3);
+    }
+
+    #[test]
+    fn growable_heap_reserves_segments_of_the_initial_size() {
+        let c = HeapConfig::new(64 << 20).max_size(1 << 30);
+        let l = HeapLayout::plan(&c, &caps(128 << 20, true)).unwrap();
+        assert!(l.growable);
+        assert_eq!(l.segment_sizes, vec![64 << 20; 16]);
+        assert_eq!(l.initial_segments, 1);
+        assert_eq!(l.initial_bytes(), 64 << 20);
+        assert!(l.config_wgsl().contains("#define GPU_HEAP_GROWABLE"));
+        // Bitmaps are sized for the maximum.
+        assert_eq!(l.walk.unwrap().items, (1 << 30) / 256);
+        // Not growable: no define, everything committed.
+        let fixed = HeapLayout::plan(&HeapConfig::new(64 << 20), &caps(128 << 20, true)).unwrap();
+        assert!(!fixed.growable);
+        assert_eq!(fixed.initial_segments, fixed.segment_count());
+        assert!(!fixed.config_wgsl().contains("GPU_HEAP_GROWABLE"));
+    }
+
+    #[test]
+    fn growable_stride_doubles_to_fit_the_bindings() {
+        // 64 MiB to 8 GiB would be 128 segments; the device binds at most 63.
+        let c = HeapConfig::new(64 << 20).max_size(8 << 30);
+        let l = HeapLayout::plan(&c, &caps((2 << 30) - 4, true)).unwrap();
+        assert_eq!(l.segment_sizes, vec![256 << 20; 32]);
+        assert_eq!(l.initial_segments, 1);
     }
 
     #[test]

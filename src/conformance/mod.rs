@@ -519,6 +519,13 @@ fn host_bad_input(
             |e| matches!(e, Error::InvalidConfig(_)),
         );
     }
+    if !strategy.supports_growth() {
+        expect(
+            "a growable heap of a strategy without growth hooks",
+            GpuHeap::with_config(device, queue, base.clone().max_size(2 * base.size)),
+            |e| matches!(e, Error::GrowthUnsupported { .. }),
+        );
+    }
     if strategy == Strategy::RwMalloc {
         expect(
             "unit size 48",

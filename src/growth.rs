@@ -278,8 +278,8 @@ impl GpuHeap {
     }
 
     /// Between dispatches: reads and clears the device's pressure flags and, if any was
-    /// raised, grows per `policy` (by `policy.factor` or `policy.at_least`, whichever is more, and at least one segment, up to the
-    /// reserved maximum and `policy.max_bytes`). Also arms the low watermark for the
+    /// raised, grows per `policy` (by `policy.factor` or `policy.at_least`, whichever is
+    /// more, and at least one segment, up to the reserved maximum and `policy.max_bytes`). Also arms the low watermark for the
     /// committed size. If the report says the heap grew, fetch [`Self::bind_group`] again;
     /// a kernel whose mallocs failed for lack of memory can then be run again.
     pub fn maintain(&mut self, policy: &GrowthPolicy) -> Result<MaintainReport> {

@@ -408,6 +408,17 @@ fn flatten_layout(layout: &HeapLayout) -> Result<String> {
             }
         }
     }
+    header.push_str(&format!(
+        "// heap_meta word {} holds the committed 16-byte units ({}; read only by heaps that can grow)\n",
+        layout.growth_word,
+        layout.initial_bytes() / crate::layout::UNIT_BYTES
+    ));
+    if layout.growable {
+        header.push_str(
+            "// This heap can grow: bind the segments past the committed ones to any small\n\
+             // buffer; growing and trimming follow src/growth.rs (gpu_heap_grow and friends).\n",
+        );
+    }
     header.push_str(
         "// After zero-filling heap_meta, dispatch the entry point gpu_heap_init with one\n\
          // workgroup of 64. Then any compute shader that contains this text may call\n\

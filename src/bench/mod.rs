@@ -13,6 +13,7 @@
 
 mod cases;
 mod engine;
+pub mod grow;
 mod output;
 mod reference;
 

@@ -23,8 +23,9 @@
 //   +6  invocations of the trim check (host-written)
 //   +7  reserved
 //
-// Heaps that cannot grow compile none of the loads below (GPU_HEAP_GROWABLE undefined):
-// heap_committed_units() is the constant HEAP_UNITS and the pressure calls are empty.
+// Heaps that cannot grow (GPU_HEAP_GROWABLE undefined) compile none of the loads on the
+// success path: heap_committed_units() is the constant HEAP_UNITS and the watermark check
+// is empty; only a failed malloc touches the growth block (HEAP_PRESSURE_OOM).
 // No loops.
 
 const HEAP_COMMITTED: u32 = HEAP_GROWTH;
@@ -47,14 +48,13 @@ fn heap_committed_units() -> u32 {
 #endif
 }
 
-// Raises pressure flags. A load first, so that a flood of failing mallocs reads a cached
-// word instead of queueing read-modify-writes on it.
+// Raises pressure flags (in every heap: out-of-memory is raised on the failure path only,
+// so a heap that cannot grow still tells maintain() it ran out). A load first, so that a
+// flood of failing mallocs reads a cached word instead of queueing read-modify-writes.
 fn heap_note_pressure(bits: u32) {
-#ifdef GPU_HEAP_GROWABLE
     if ((atomicLoad(&heap_meta[HEAP_PRESSURE]) & bits) != bits) {
         atomicOr(&heap_meta[HEAP_PRESSURE], bits);
     }
-#endif
 }
 
 // A malloc left `free_items` free (in the strategy's items): under the watermark, raise

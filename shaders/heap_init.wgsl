@@ -6,7 +6,8 @@
 // gpu_heap_grow, gpu_heap_trim_check, gpu_heap_trim: the growth hooks (alloc.wgsl's
 // header states their contract; core/growth.wgsl the words they read). The host writes
 // HEAP_RESIZE_FROM / HEAP_RESIZE_TO (and HEAP_COMMITTED) first; grow and trim run as one
-// invocation, the check as HEAP_TRIM_INVOCATIONS.
+// invocation, the check as HEAP_TRIM_INVOCATIONS. Compiled only into heaps that can grow
+// (GPU_HEAP_GROWABLE), so strategies without the hooks still build this file.
 // No loops here.
 #include "alloc.wgsl"
 
@@ -17,6 +18,8 @@ fn gpu_heap_init(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
+// Only heaps that can grow have them: strategies without growth hooks compile this file too.
+#ifdef GPU_HEAP_GROWABLE
 @compute @workgroup_size(64)
 fn gpu_heap_grow(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x == 0u) {
@@ -41,3 +44,4 @@ fn gpu_heap_trim(@builtin(global_invocation_id) id: vec3<u32>) {
         strategy_trim(atomicLoad(&heap_meta[HEAP_RESIZE_FROM]), atomicLoad(&heap_meta[HEAP_RESIZE_TO]));
     }
 }
+#endif

@@ -454,7 +454,7 @@ fn series(
 
 fn label(r: &GrowStep) -> String {
     match &r.strategy {
-        Some(s) => format!("commit segments ({s}), incl. first use"),
+        Some(s) => format!("commit ({s}): step incl. first use"),
         None => "copy to a new buffer".into(),
     }
 }
@@ -478,7 +478,10 @@ fn draw(report: &GrowReport, path: &Path) -> std::result::Result<(), Box<dyn std
     let mut times = series(report, label, |r| r.ms);
     times.extend(series(
         report,
-        |r| format!("{}: grow_to alone", label(r)),
+        |r| match &r.strategy {
+            Some(s) => format!("commit ({s}): grow_to alone"),
+            None => String::new(),
+        },
         |r| r.grow_ms,
     ));
     let figures = [
@@ -510,6 +513,7 @@ fn draw(report: &GrowReport, path: &Path) -> std::result::Result<(), Box<dyn std
             .build_cartesian_2d((x0 - 0.3)..(x1 + 0.3), (y0 - pad)..(y1 + pad))?;
         chart
             .configure_mesh()
+            .x_labels((x1 - x0).round() as usize + 1)
             .x_desc("committed size after the step")
             .y_desc(y_label)
             .x_label_formatter(&|v| {

@@ -185,3 +185,44 @@ fn grow_bench_runs_small_and_never_copies() {
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Pages of 64 KiB in 1 MiB segments: 16 pages a segment, so the committed end falls in
+/// the middle of a bitmap word and the boundary-word logic of grow and trim is exercised.
+#[test]
+fn committed_end_inside_a_bitmap_word() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    for strategy in [Strategy::RwBm, Strategy::Rw, Strategy::Corw] {
+        let config = HeapConfig::new(1 << 20)
+            .max_size(4 << 20)
+            .max_segment_size(1 << 20)
+            .page_size(64 << 10)
+            .strategy(strategy);
+        let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        let ok = |handles: Vec<u32>| {
+            assert!(handles
+                .iter()
+                .all(|&h| h == 0 || (h as u64 - 1) * 16 < 4 << 20));
+            handles.iter().filter(|&&h| h != 0).count()
+        };
+        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: first segment");
+        heap.grow(1 << 20).unwrap();
+        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: second segment");
+        heap.grow_to(3 << 20).unwrap();
+        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: third segment");
+        assert_eq!(heap.trim().unwrap(), 0, "{strategy}: trim while full");
+        heap.reset().unwrap();
+        assert_eq!(
+            heap.trim().unwrap(),
+            2 << 20,
+            "{strategy}: trim after reset"
+        );
+        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: after trim");
+        heap.grow_to(4 << 20).unwrap();
+        assert_eq!(ok(alloc(&gpu, &heap, 60)), 48, "{strategy}: at the maximum");
+        let stats = heap.stats().unwrap();
+        assert_eq!(stats.allocations_live, 64, "{strategy}");
+        assert_eq!(stats.failures.contention, 0, "{strategy}");
+        // The reset cleared the counters: the fill after trim and the last one.
+        assert_eq!(stats.failures.out_of_memory, 4 + 12, "{strategy}");
+    }
+}

@@ -8,6 +8,12 @@
 //!
 //! The allocator is chosen with [`HeapConfig::strategy`] and compiled into the shaders.
 //!
+//! A heap can grow without copying: [`HeapConfig::max_size`] reserves the handle space and
+//! the strategy's state for a maximum, and [`GpuHeap::grow`], [`GpuHeap::trim`] and
+//! [`GpuHeap::maintain`] (which reads the device's out-of-memory and low-watermark flags
+//! and grows per a [`GrowthPolicy`]) commit and release whole segments between dispatches.
+//! Live allocations never move; fetch [`GpuHeap::bind_group`] again after any of them.
+//!
 //! ```no_run
 //! use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
 //! # fn main() -> gpu_heap::Result<()> {

@@ -320,18 +320,18 @@ fn measure(e: &Engine, cell: &Cell, options: &Options) -> Result<Record> {
     e.reset()?;
     e.clear_tally();
     match cell.test {
-        Test::Alloc | Test::Mixed | Test::Scaling => survey(e, cell, params, options, &mut record),
+        Test::Alloc | Test::Mixed | Test::Scaling => survey(e, cell, params, options, record),
         Test::Subgroup if !e.has(Kernel::MallocSubgroup) => {
             record.note = Some("the adapter lacks subgroups".into());
             Ok(record)
         }
-        Test::Subgroup => survey(e, cell, params, options, &mut record),
-        Test::Accumulate => accumulate(e, params, options, &mut record),
-        Test::Fragmentation => fragmentation(e, params, options, &mut record),
-        Test::OutOfMemory => out_of_memory(e, params, &mut record),
-        Test::WorkGeneration => work_generation(e, params, options, &mut record),
-        Test::Write => write(e, params, options, &mut record),
-        Test::Init => init(e, options, &mut record),
+        Test::Subgroup => survey(e, cell, params, options, record),
+        Test::Accumulate => accumulate(e, params, options, record),
+        Test::Fragmentation => fragmentation(e, params, options, record),
+        Test::OutOfMemory => out_of_memory(e, params, record),
+        Test::WorkGeneration => work_generation(e, params, options, record),
+        Test::Write => write(e, params, options, record),
+        Test::Init => init(e, options, record),
     }
 }
 
@@ -341,7 +341,7 @@ fn survey(
     cell: &Cell,
     params: Params,
     options: &Options,
-    record: &mut Record,
+    mut record: Record,
 ) -> Result<Record> {
     let malloc = if cell.test == Test::Subgroup {
         Kernel::MallocSubgroup
@@ -364,18 +364,13 @@ fn survey(
     record.malloc = Timing::of(&mallocs);
     record.free = Timing::of(&frees);
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
-    finish(record, log.total, corrupted);
-    Ok(record.clone())
+    finish(&mut record, log.total, corrupted);
+    Ok(record)
 }
 
 /// Rounds of malloc without free, stacking up on the heap; no warm-up (every round takes
 /// fresh memory, which is the point).
-fn accumulate(
-    e: &Engine,
-    params: Params,
-    options: &Options,
-    record: &mut Record,
-) -> Result<Record> {
+fn accumulate(e: &Engine, params: Params, options: &Options, mut record: Record) -> Result<Record> {
     let log = FailureLog::new(e)?;
     let mut mallocs = Vec::new();
     for _ in 0..options.rounds {
@@ -385,8 +380,8 @@ fn accumulate(
     let failures = e.failures()?.since(&log.since);
     record.malloc = Timing::of(&mallocs);
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
-    finish(record, failures, corrupted);
-    Ok(record.clone())
+    finish(&mut record, failures, corrupted);
+    Ok(record)
 }
 
 /// Bytes between the lowest start and the highest end of the live allocations.
@@ -405,7 +400,7 @@ fn fragmentation(
     e: &Engine,
     params: Params,
     options: &Options,
-    record: &mut Record,
+    mut record: Record,
 ) -> Result<Record> {
     let log = FailureLog::new(e)?;
     let size = params.size_hi;
@@ -429,14 +424,14 @@ fn fragmentation(
     ]);
     let failures = e.failures()?.since(&log.since);
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
-    finish(record, failures, corrupted);
+    finish(&mut record, failures, corrupted);
     if !e.heap.config().strategy.reuses_memory() {
         record.note = Some("free releases nothing: the rounds run out of memory".into());
     }
-    Ok(record.clone())
+    Ok(record)
 }
 
-fn out_of_memory(e: &Engine, params: Params, record: &mut Record) -> Result<Record> {
+fn out_of_memory(e: &Engine, params: Params, mut record: Record) -> Result<Record> {
     let heap_bytes = e.heap.layout().bytes;
     let per_round = params.threads as u64 * params.size_hi as u64;
     let theoretical = heap_bytes / per_round;
@@ -471,14 +466,14 @@ fn out_of_memory(e: &Engine, params: Params, record: &mut Record) -> Result<Reco
     if rounds > theoretical {
         record.note = Some("handed out more than the heap holds".into());
     }
-    Ok(record.clone())
+    Ok(record)
 }
 
 fn work_generation(
     e: &Engine,
     params: Params,
     options: &Options,
-    record: &mut Record,
+    mut record: Record,
 ) -> Result<Record> {
     let mut log = FailureLog::new(e)?;
     let mut mallocs = Vec::new();
@@ -539,11 +534,11 @@ fn work_generation(
             record.extra.insert(format!("baseline_{k}_ms"), t.median);
         }
     }
-    finish(record, failures, 0);
-    Ok(record.clone())
+    finish(&mut record, failures, 0);
+    Ok(record)
 }
 
-fn write(e: &Engine, params: Params, options: &Options, record: &mut Record) -> Result<Record> {
+fn write(e: &Engine, params: Params, options: &Options, mut record: Record) -> Result<Record> {
     let log = FailureLog::new(e)?;
     let stride_bytes = (params.size_hi as u64).next_multiple_of(UNIT_BYTES);
     let flat = Params {
@@ -577,11 +572,11 @@ fn write(e: &Engine, params: Params, options: &Options, record: &mut Record) -> 
     }
     let failures = e.failures()?.since(&log.since);
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
-    finish(record, failures, corrupted);
-    Ok(record.clone())
+    finish(&mut record, failures, corrupted);
+    Ok(record)
 }
 
-fn init(e: &Engine, options: &Options, record: &mut Record) -> Result<Record> {
+fn init(e: &Engine, options: &Options, mut record: Record) -> Result<Record> {
     let mut resets = Vec::new();
     for _ in 0..options.rounds.max(1) {
         let started = Instant::now();
@@ -595,6 +590,6 @@ fn init(e: &Engine, options: &Options, record: &mut Record) -> Result<Record> {
     record
         .extra
         .insert("heap_bytes".into(), e.heap.layout().bytes as f64);
-    finish(record, Failures::default(), 0);
-    Ok(record.clone())
+    finish(&mut record, Failures::default(), 0);
+    Ok(record)
 }

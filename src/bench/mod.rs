@@ -120,6 +120,9 @@ pub struct Options {
     /// Only cells whose size (or upper end of the size range) is one of these (all when
     /// empty).
     pub only_sizes: Vec<u32>,
+    /// Heaps reserved for twice their size (`HeapConfig::max_size`), all of it not
+    /// committed: measures what the runtime committed limit costs a heap that can grow.
+    pub growable: bool,
 }
 
 impl Options {
@@ -135,6 +138,7 @@ impl Options {
             watchdog: Duration::from_secs(60),
             only_threads: Vec::new(),
             only_sizes: Vec::new(),
+            growable: false,
         }
     }
 
@@ -218,6 +222,8 @@ pub struct Report {
     pub heap_size: u64,
     pub rounds: u32,
     pub quick: bool,
+    /// Heaps that can grow (see [`Options::growable`]).
+    pub growable: bool,
     pub results: Vec<Record>,
 }
 

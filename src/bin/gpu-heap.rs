@@ -102,6 +102,10 @@ enum Command {
         /// Write the comparison with the reference numbers (DESIGN.md) as Markdown here.
         #[arg(long)]
         markdown: Option<PathBuf>,
+        /// Heaps that can grow (reserved for twice the heap size, which stays committed):
+        /// what the runtime committed limit costs.
+        #[arg(long)]
+        growable: bool,
     },
     /// Grow a heap by doubling without copying (committing segments) against growing one
     /// buffer by copying it into a twice larger one: time per step and peak memory.
@@ -307,6 +311,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             csv,
             plots,
             markdown,
+            growable,
         } => {
             let gpu = Gpu::open(adapter.as_deref())?;
             let mut options = if quick {
@@ -326,6 +331,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             options.rounds = rounds;
             options.only_threads = threads;
             options.only_sizes = sizes;
+            options.growable = growable;
             options.watchdog = Duration::from_secs(watchdog_secs);
             run_bench(&gpu, &options, json, csv, plots, markdown)
         }

@@ -120,8 +120,8 @@ pub struct Options {
     /// Only cells whose size (or upper end of the size range) is one of these (all when
     /// empty).
     pub only_sizes: Vec<u32>,
-    /// Heaps reserved for twice their size (`HeapConfig::max_size`), all of it not
-    /// committed: measures what the runtime committed limit costs a heap that can grow.
+    /// Heaps that can grow: `heap_size` committed, twice as much reserved
+    /// (`HeapConfig::max_size`): measures what the runtime committed limit costs.
     pub growable: bool,
 }
 

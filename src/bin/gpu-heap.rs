@@ -102,7 +102,7 @@ enum Command {
         /// Write the comparison with the reference numbers (DESIGN.md) as Markdown here.
         #[arg(long)]
         markdown: Option<PathBuf>,
-        /// Heaps that can grow (reserved for twice the heap size, which stays committed):
+        /// Heaps that can grow (the heap size committed, twice as much reserved):
         /// what the runtime committed limit costs.
         #[arg(long)]
         growable: bool,

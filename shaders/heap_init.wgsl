@@ -6,9 +6,9 @@
 // gpu_heap_grow, gpu_heap_trim_check, gpu_heap_trim: the growth hooks (alloc.wgsl's
 // header states their contract; core/growth.wgsl the words they read). The host writes
 // HEAP_RESIZE_FROM / HEAP_RESIZE_TO (and HEAP_COMMITTED) first; grow and trim run as one
-// invocation, the check as HEAP_TRIM_INVOCATIONS. Compiled only into heaps that can grow
-// (GPU_HEAP_GROWABLE), so strategies without the hooks still build this file.
-// No loops here.
+// invocation, the check over HEAP_TRIM_INVOCATIONS shares. Compiled only into heaps that
+// can grow (GPU_HEAP_GROWABLE), so strategies without the hooks still build this file.
+// Loops: the trim check's grid-stride loop (below).
 #include "alloc.wgsl"
 
 @compute @workgroup_size(64)
@@ -27,12 +27,19 @@ fn gpu_heap_grow(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
+// Each invocation checks shares id.x, id.x + stride, ... below HEAP_TRIM_INVOCATIONS (the
+// host caps the dispatch at 65,535 workgroups): a loop of at most ceil(n / stride) steps.
 @compute @workgroup_size(64)
-fn gpu_heap_trim_check(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < atomicLoad(&heap_meta[HEAP_TRIM_INVOCATIONS])) {
-        let old_end = atomicLoad(&heap_meta[HEAP_RESIZE_FROM]);
-        let to = atomicLoad(&heap_meta[HEAP_RESIZE_TO]);
-        if (!strategy_trim_check(id.x, old_end, to)) {
+fn gpu_heap_trim_check(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let n = atomicLoad(&heap_meta[HEAP_TRIM_INVOCATIONS]);
+    let old_end = atomicLoad(&heap_meta[HEAP_RESIZE_FROM]);
+    let to = atomicLoad(&heap_meta[HEAP_RESIZE_TO]);
+    let stride = groups.x * 64u;
+    for (var i = id.x; i < n; i += stride) {
+        if (!strategy_trim_check(i, old_end, to)) {
             atomicOr(&heap_meta[HEAP_TRIM_BUSY], 1u);
         }
     }

@@ -38,6 +38,12 @@
 // HEAP_UNITS, which is the reserved maximum), raise heap_note_free_items() where its free
 // count drops, and keep its state sized for HEAP_UNITS. malloc below raises
 // HEAP_PRESSURE_OOM for every HEAP_OUT_OF_MEMORY.
+// During a trim check HEAP_COMMITTED still reads `from`; no malloc or free runs during any
+// hook. The entry points calling them (heap_init.wgsl) exist only in growable builds.
+// To add a strategy: these hooks, its name in Strategy::supports_growth (src/config.rs),
+// its share count in HeapLayout::trim_check_invocations (src/layout.rs), its free-count
+// item size in HeapLayout::item_units (for the watermark), and it joins the growth
+// conformance scenario (tests/conformance.rs).
 // Strategies without the hooks: Strategy::supports_growth() false, and planning a heap
 // that can grow returns Error::GrowthUnsupported.
 //

@@ -21,11 +21,38 @@
 // the heap's bindings; each strategy module provides strategy_malloc, strategy_free and
 // strategy_init with the signatures used below.
 //
+// Growth hooks (a heap with HeapConfig::max_size above its size; see core/growth.wgsl).
+// Every strategy whose Strategy::supports_growth() is true provides, besides the three
+// above:
+//   strategy_grow(from_units, to_units)         one invocation, between dispatches: the
+//       committed units rose from `from` to `to` (both segment-aligned, HEAP_COMMITTED
+//       already reads `to`); make [from, to) allocatable without touching live state
+//       (raise limits and free counters, clear "does not exist" marks).
+//   strategy_trim_check(i, from_units, to_units) -> bool   invocation i of the count the
+//       host plans (HeapLayout::trim_check_invocations); true if its share of [to, from)
+//       holds no live allocation. Any false cancels the trim.
+//   strategy_trim(from_units, to_units)         one invocation, after a clean check: take
+//       [to, from) out of use (lower limits and counters, mark it as not existing), so
+//       that no later malloc returns it; the host then drops the segments.
+// And the strategy must bound its walks and checks by heap_committed_units() (not by
+// HEAP_UNITS, which is the reserved maximum), raise heap_note_free_items() where its free
+// count drops, and keep its state sized for HEAP_UNITS. malloc below raises
+// HEAP_PRESSURE_OOM for every HEAP_OUT_OF_MEMORY.
+// During a trim check HEAP_COMMITTED still reads `from`; no malloc or free runs during any
+// hook. The entry points calling them (heap_init.wgsl) exist only in growable builds.
+// To add a strategy: these hooks, its name in Strategy::supports_growth (src/config.rs),
+// its share count in HeapLayout::trim_check_invocations (src/layout.rs), its free-count
+// item size in HeapLayout::item_units (for the watermark), and it joins the growth
+// conformance scenario (tests/conformance.rs).
+// Strategies without the hooks: Strategy::supports_growth() false, and planning a heap
+// that can grow returns Error::GrowthUnsupported.
+//
 // Loops: none here; each strategy module states how its loops are bounded.
 
 #include "generated/config.wgsl"
 #include "core/hash.wgsl"
 #include "core/stats.wgsl"
+#include "core/growth.wgsl"
 #include "core/heap.wgsl"
 
 #ifdef GPU_HEAP_BUMP
@@ -67,6 +94,9 @@ fn malloc(size_bytes: u32) -> u32 {
         return r.handle;
     }
     heap_count_failure(r.status);
+    if (r.status == HEAP_OUT_OF_MEMORY) {
+        heap_note_pressure(HEAP_PRESSURE_OOM);
+    }
     return HEAP_NULL;
 }
 

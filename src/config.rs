@@ -114,6 +114,16 @@ impl Strategy {
     pub fn detects_double_free(self) -> bool {
         !matches!(self, Strategy::Bump)
     }
+
+    /// Whether the strategy implements the growth hooks (`strategy_grow`,
+    /// `strategy_trim_check`, `strategy_trim`; see shaders/alloc.wgsl), so that a heap with
+    /// [`HeapConfig::max_size`] above its size can be planned for it.
+    pub fn supports_growth(self) -> bool {
+        matches!(
+            self,
+            Strategy::Bump | Strategy::RwBm | Strategy::Rw | Strategy::Corw | Strategy::RwMalloc
+        )
+    }
 }
 
 impl fmt::Display for Strategy {
@@ -176,8 +186,12 @@ pub enum Statistics {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct HeapConfig {
-    /// Bytes of user memory (rounded up to 16).
+    /// Bytes of user memory (rounded up to 16); with [`Self::max_size`] above it, the
+    /// initial committed size (rounded up to whole segments).
     pub size: u64,
+    /// The most bytes the heap may grow to ([`crate::GpuHeap::grow`]); `None` (the default)
+    /// or a value at or below `size`: the heap cannot grow.
+    pub max_size: Option<u64>,
     /// The allocator.
     pub strategy: Strategy,
     /// Page size in bytes of RW, RW-BM and CoRW: a power of two, at least 16. Also their
@@ -216,6 +230,7 @@ impl HeapConfig {
     pub fn new(size: u64) -> Self {
         Self {
             size,
+            max_size: None,
             strategy: Strategy::RwBm,
             page_size: 256,
             bind_group_index: 0,
@@ -230,6 +245,18 @@ impl HeapConfig {
             unit_size: 16,
             count_steps: false,
         }
+    }
+
+    /// Reserves handle space for up to `bytes`: the heap starts at `size` and grows by
+    /// committing segments (see the README's section on growth).
+    pub fn max_size(mut self, bytes: u64) -> Self {
+        self.max_size = Some(bytes);
+        self
+    }
+
+    /// Whether the heap can grow past its initial size.
+    pub fn is_growable(&self) -> bool {
+        self.max_size.is_some_and(|m| m > self.size)
     }
 
     pub fn strategy(mut self, strategy: Strategy) -> Self {

@@ -62,6 +62,24 @@ pub enum Error {
     )]
     NoAdapter(String),
 
+    /// The strategy has no growth hooks: plan the heap without `max_size` above `size`.
+    #[error(
+        "strategy {strategy} cannot grow (it has no strategy_grow hook); use a heap without \
+             max_size above size, or another strategy"
+    )]
+    GrowthUnsupported { strategy: String },
+
+    /// A grow asked for more than the heap's reserved maximum.
+    #[error(
+        "cannot grow the heap to {requested} bytes: its reserved maximum is {max} bytes \
+             (HeapConfig::max_size)"
+    )]
+    GrowBeyondMax { requested: u64, max: u64 },
+
+    /// A trim asked to go below the heap's initial size.
+    #[error("cannot trim the heap to {requested} bytes: its initial size is {initial} bytes")]
+    TrimBelowInitial { requested: u64, initial: u64 },
+
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -31,15 +31,22 @@ const GENERATED_CONFIG: &str = "generated/config.wgsl";
 /// # Ok(()) }
 /// ```
 pub struct GpuHeap {
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-    config: HeapConfig,
-    layout: HeapLayout,
-    meta: wgpu::Buffer,
-    segments: Vec<wgpu::Buffer>,
-    bind_group_layout: wgpu::BindGroupLayout,
-    bind_group: wgpu::BindGroup,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) config: HeapConfig,
+    pub(crate) layout: HeapLayout,
+    pub(crate) meta: wgpu::Buffer,
+    /// The committed segments, in handle order (a prefix of the layout's segments).
+    pub(crate) segments: Vec<wgpu::Buffer>,
+    /// Bound in place of every segment not committed (heaps that can grow).
+    pub(crate) placeholder: wgpu::Buffer,
+    pub(crate) bind_group_layout: wgpu::BindGroupLayout,
+    pub(crate) bind_group: wgpu::BindGroup,
     init: Option<wgpu::ComputePipeline>,
+    /// gpu_heap_grow, gpu_heap_trim_check, gpu_heap_trim (heaps that can grow).
+    pub(crate) resize: Option<crate::growth::ResizePipelines>,
+    /// The low watermark as a fraction of the committed memory (growth block word 3).
+    pub(crate) low_watermark: f64,
 }
 
 impl GpuHeap {
@@ -65,19 +72,15 @@ impl GpuHeap {
             usage: storage,
             mapped_at_creation: false,
         });
-        let segments: Vec<wgpu::Buffer> = layout
-            .segment_sizes
-            .iter()
-            .enumerate()
-            .map(|(i, &size)| {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(&format!("gpu-heap segment {i}")),
-                    size,
-                    usage: storage,
-                    mapped_at_creation: false,
-                })
-            })
-            .collect();
+        let segments: Vec<wgpu::Buffer> = (0..layout.initial_segments as usize)
+            .map(|i| crate::growth::create_segment(device, i, layout.segment_sizes[i]))
+            .collect::<Result<_>>()?;
+        let placeholder = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu-heap uncommitted segment"),
+            size: 256,
+            usage: storage,
+            mapped_at_creation: false,
+        });
 
         let storage_entry = |binding: u32, count: Option<NonZeroU32>| wgpu::BindGroupLayoutEntry {
             binding,
@@ -110,49 +113,14 @@ impl GpuHeap {
             label: Some("gpu-heap"),
             entries: &entries,
         });
-        let segment_bindings: Vec<wgpu::BufferBinding> = segments
-            .iter()
-            .map(|b| b.as_entire_buffer_binding())
-            .collect();
-        let mut group_entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: meta.as_entire_binding(),
-        }];
-        match layout.binding {
-            SegmentBindingKind::BindingArray => group_entries.push(wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::BufferArray(&segment_bindings),
-            }),
-            SegmentBindingKind::Separate => {
-                group_entries.extend(segments.iter().enumerate().map(|(i, b)| {
-                    wgpu::BindGroupEntry {
-                        binding: i as u32 + 1,
-                        resource: b.as_entire_binding(),
-                    }
-                }))
-            }
-        }
-        if layout.atomic_segments {
-            match layout.binding {
-                SegmentBindingKind::BindingArray => group_entries.push(wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::BufferArray(&segment_bindings),
-                }),
-                SegmentBindingKind::Separate => {
-                    group_entries.extend(segments.iter().enumerate().map(|(i, b)| {
-                        wgpu::BindGroupEntry {
-                            binding: n + i as u32 + 1,
-                            resource: b.as_entire_binding(),
-                        }
-                    }))
-                }
-            }
-        }
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("gpu-heap"),
-            layout: &bind_group_layout,
-            entries: &group_entries,
-        });
+        let bind_group = build_bind_group(
+            device,
+            &layout,
+            &bind_group_layout,
+            &meta,
+            &segments,
+            &placeholder,
+        );
 
         let mut heap = GpuHeap {
             device: device.clone(),
@@ -161,12 +129,18 @@ impl GpuHeap {
             layout,
             meta,
             segments,
+            placeholder,
             bind_group_layout,
             bind_group,
             init: None,
+            resize: None,
+            low_watermark: 0.0,
         };
         let init = heap.library_module("heap_init.wgsl")?;
         heap.init = Some(heap.compute_pipeline("gpu-heap init", &init, "gpu_heap_init", &[])?);
+        if heap.layout.growable {
+            heap.resize = Some(crate::growth::ResizePipelines::new(&heap, &init)?);
+        }
         heap.reset()?;
         Ok(heap)
     }
@@ -188,6 +162,10 @@ impl GpuHeap {
     }
 
     /// The heap's bind group; set it at [`Self::bind_group_index`] before dispatching.
+    ///
+    /// [`Self::grow`], [`Self::trim`] and [`Self::maintain`] replace it (the new segments
+    /// must be bound): fetch it again after any of them. Pipelines and shader modules stay
+    /// valid (the bind group layout never changes).
     pub fn bind_group(&self) -> &wgpu::BindGroup {
         &self.bind_group
     }
@@ -202,7 +180,8 @@ impl GpuHeap {
         &self.meta
     }
 
-    /// The storage buffers of user memory, in handle order.
+    /// The storage buffers of user memory, in handle order: the committed segments (all of
+    /// them unless the heap can grow).
     pub fn segment_buffers(&self) -> &[wgpu::Buffer] {
         &self.segments
     }
@@ -313,7 +292,9 @@ impl GpuHeap {
     /// Handles from before the reset must not be used again.
     pub fn reset(&self) -> Result<()> {
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(&self.meta, 0, None);
+        // Everything but the growth block, which write_buffer fills before this submission.
+        encoder.clear_buffer(&self.meta, 0, Some(self.layout.growth_word * 4));
+        self.write_growth_block();
         let invocations = self.layout.init_invocations();
         if invocations > 0 {
             let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -444,10 +425,65 @@ fn flatten_layout(layout: &HeapLayout) -> Result<String> {
              binding 2 (binding array) or bindings N+1..2N (separate)\n",
         );
     }
+    header.push_str(&format!(
+        "// heap_meta word {} holds the committed 16-byte units ({}; read only by heaps that can grow)\n",
+        layout.growth_word,
+        layout.initial_bytes() / crate::layout::UNIT_BYTES
+    ));
+    if layout.growable {
+        header.push_str(
+            "// This heap can grow: bind the segments past the committed ones to any small\n\
+             // buffer; growing and trimming follow src/growth.rs (gpu_heap_grow and friends).\n",
+        );
+    }
     header.push_str(
         "// After zero-filling heap_meta, dispatch the entry point gpu_heap_init with one\n\
          // workgroup of 64. Then any compute shader that contains this text may call\n\
          // malloc/free; remove gpu_heap_init from copies other than the one you dispatch.\n\n",
     );
     Ok(header + composed.source())
+}
+
+/// The heap's bind group: `segments` (the committed ones) in order, `placeholder` in place
+/// of every other segment of the layout.
+pub(crate) fn build_bind_group(
+    device: &wgpu::Device,
+    layout: &HeapLayout,
+    bind_group_layout: &wgpu::BindGroupLayout,
+    meta: &wgpu::Buffer,
+    segments: &[wgpu::Buffer],
+    placeholder: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    let bound: Vec<&wgpu::Buffer> = (0..layout.segment_count() as usize)
+        .map(|i| segments.get(i).unwrap_or(placeholder))
+        .collect();
+    let segment_bindings: Vec<wgpu::BufferBinding> =
+        bound.iter().map(|b| b.as_entire_buffer_binding()).collect();
+    let mut group_entries = vec![wgpu::BindGroupEntry {
+        binding: 0,
+        resource: meta.as_entire_binding(),
+    }];
+    // The plain views at binding 1 (or 1..=n), and for strategies with queues inside the
+    // heap the same buffers again as atomic views at binding 2 (or n+1..=2n).
+    let n = layout.segment_count();
+    let views = if layout.atomic_segments { 2 } else { 1 };
+    for view in 0..views {
+        match layout.binding {
+            SegmentBindingKind::BindingArray => group_entries.push(wgpu::BindGroupEntry {
+                binding: 1 + view,
+                resource: wgpu::BindingResource::BufferArray(&segment_bindings),
+            }),
+            SegmentBindingKind::Separate => {
+                group_entries.extend(bound.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: view * n + i as u32 + 1,
+                    resource: b.as_entire_binding(),
+                }))
+            }
+        }
+    }
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("gpu-heap"),
+        layout: bind_group_layout,
+        entries: &group_entries,
+    })
 }

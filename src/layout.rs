@@ -20,6 +20,8 @@ const BUMP_MAX_ALLOC: u64 = 64 << 10;
 const BUMP_MAX_UNITS: u64 = 1 << 31;
 /// Words of heap_meta reserved for a strategy's scalars, after the statistics.
 const STRATEGY_SCALAR_WORDS: u64 = 16;
+/// Words of the growth block at the end of heap_meta (shaders/core/growth.wgsl).
+pub(crate) const GROWTH_WORDS: u64 = 8;
 
 /// Features that binding-array segments need.
 pub const BINDING_ARRAY_FEATURES: wgpu::Features = wgpu::Features::BUFFER_BINDING_ARRAY
@@ -78,6 +80,13 @@ pub struct HeapLayout {
     /// Every segment is bound a second time as `array<atomic<u32>>` (after the plain views),
     /// for strategies that keep queues inside the heap.
     pub atomic_segments: bool,
+    /// Whether the heap can grow: `bytes` and `segment_sizes` are then the reserved
+    /// maximum, of which the first `initial_segments` are committed at creation.
+    pub growable: bool,
+    /// Segments committed when the heap is created (all of them unless growable).
+    pub initial_segments: u32,
+    /// First word of the growth block in heap_meta (`HEAP_GROWTH` in WGSL).
+    pub growth_word: u64,
 }
 
 impl HeapLayout {
@@ -85,12 +94,26 @@ impl HeapLayout {
         if config.size == 0 {
             return Err(Error::ZeroSize);
         }
+        let growable = config.is_growable();
+        if growable && !config.strategy.supports_growth() {
+            return Err(Error::GrowthUnsupported {
+                strategy: config.strategy.to_string(),
+            });
+        }
+        let reserved = if growable {
+            config.max_size.unwrap_or(config.size)
+        } else {
+            config.size
+        };
         let too_large = |reason: String| Error::TooLarge {
-            requested: config.size,
+            requested: reserved,
             reason,
         };
-        let bytes = config
+        let initial_bytes = config
             .size
+            .checked_next_multiple_of(UNIT_BYTES)
+            .ok_or_else(|| too_large("it overflows u64".into()))?;
+        let bytes = reserved
             .checked_next_multiple_of(UNIT_BYTES)
             .ok_or_else(|| too_large("it overflows u64".into()))?;
         let units = bytes / UNIT_BYTES;
@@ -116,8 +139,20 @@ impl HeapLayout {
                 "the segment size cap of {cap} bytes is below one 16-byte unit"
             )));
         }
-        let stride = prev_power_of_two(cap).min(bytes.next_power_of_two());
+        // A growable heap commits whole segments, so its stride follows the initial size
+        // (rounded up to a power of two): growth then commits in steps of that size.
+        // If the maximum would then need more segments than the device can bind, the
+        // stride doubles until it fits (the initial commit rounds up to one segment).
+        let fit = if growable { initial_bytes } else { bytes };
+        let mut stride = prev_power_of_two(cap).min(fit.next_power_of_two());
+        if growable {
+            let bindable = bindable_segments(config, caps);
+            while bytes.div_ceil(stride) > bindable && stride < prev_power_of_two(cap) {
+                stride *= 2;
+            }
+        }
         let segment_count = bytes.div_ceil(stride);
+        let initial_segments = initial_bytes.div_ceil(stride).min(segment_count) as u32;
         let segment_sizes: Vec<u64> = (0..segment_count)
             .map(|i| stride.min(bytes - i * stride))
             .collect();
@@ -162,10 +197,11 @@ impl HeapLayout {
         };
         let max_alloc = ouro.as_ref().map_or(max_alloc, |o| o.max_alloc as u64);
 
-        let meta_words = match &ouro {
+        let growth_word = match &ouro {
             Some(o) => o.meta_words,
             None => STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + walk.map_or(0, |w| w.state_words),
         };
+        let meta_words = growth_word + GROWTH_WORDS;
         let meta_bytes = meta_words * 4;
         if meta_bytes
             > limits
@@ -191,7 +227,37 @@ impl HeapLayout {
             count_steps: config.count_steps,
             ouro,
             atomic_segments: config.strategy.needs_atomic_segments(),
+            growable,
+            initial_segments,
+            growth_word,
         })
+    }
+
+    /// Bytes of user memory in the first `segments` segments.
+    pub fn committed_bytes(&self, segments: u32) -> u64 {
+        self.segment_sizes[..segments as usize].iter().sum()
+    }
+
+    /// Bytes committed when the heap is created.
+    pub fn initial_bytes(&self) -> u64 {
+        self.committed_bytes(self.initial_segments)
+    }
+
+    /// 16-byte units of the strategy's free count (a page or RW_malloc unit; 1 for bump).
+    pub(crate) fn item_units(&self) -> u64 {
+        self.walk.map_or(1, |w| w.item_units as u64)
+    }
+
+    /// Invocations of the trim check between `to` and `from` committed units: one per
+    /// bitmap word (32 pages or units) of the random walks, one for bump.
+    pub(crate) fn trim_check_invocations(&self, to_units: u64, from_units: u64) -> u32 {
+        match self.walk {
+            None => 1,
+            Some(_) => {
+                let (to, from) = (to_units / self.item_units(), from_units / self.item_units());
+                (from.div_ceil(32) - to / 32).max(1) as u32
+            }
+        }
     }
 
     /// The strategy the shaders are compiled as: the configured one, except CoRW on a
@@ -272,6 +338,9 @@ impl HeapLayout {
         if self.count_steps {
             let _ = writeln!(s, "#define GPU_HEAP_COUNT_STEPS");
         }
+        if self.growable {
+            let _ = writeln!(s, "#define GPU_HEAP_GROWABLE");
+        }
         for define in self.walk.map_or(vec![], |w| w.defines()) {
             let _ = writeln!(s, "#define {define}");
         }
@@ -284,6 +353,7 @@ impl HeapLayout {
         constant("HEAP_SEGMENT_MASK", (1u64 << self.segment_shift) - 1);
         constant("HEAP_MAX_ALLOC", self.max_alloc as u64);
         constant("HEAP_META_WORDS", self.meta_words);
+        constant("HEAP_GROWTH", self.growth_word);
         constant("STRATEGY_INIT_INVOCATIONS", self.init_invocations() as u64);
         for (name, value) in self.walk.map_or(vec![], |w| w.wgsl()) {
             constant(name, value);
@@ -433,6 +503,31 @@ fn atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_over: 
 
 fn prev_power_of_two(x: u64) -> u64 {
     1 << (63 - x.leading_zeros())
+}
+
+/// Storage bindings per shader stage a growable heap leaves to the user's own bind groups
+/// when it picks its segment count.
+const USER_STORAGE_BINDINGS: u64 = 8;
+
+/// The most segments a growable heap plans for this configuration (binding arrays where
+/// `resolve_binding` would choose them, separate bindings otherwise), leaving the metadata
+/// binding and USER_STORAGE_BINDINGS to the rest of the pipeline.
+fn bindable_segments(config: &HeapConfig, caps: &DeviceCaps) -> u64 {
+    let dx12 = caps.backend == Some(wgpu::Backend::Dx12);
+    let has_arrays = caps.features.contains(BINDING_ARRAY_FEATURES) && !dx12;
+    let stage = (caps.limits.max_storage_buffers_per_shader_stage as u64)
+        .saturating_sub(1 + USER_STORAGE_BINDINGS);
+    let arrays = matches!(
+        config.segment_binding,
+        SegmentBinding::Auto | SegmentBinding::BindingArray
+    ) && has_arrays;
+    if arrays {
+        (caps.limits.max_binding_array_elements_per_shader_stage as u64)
+            .min(stage)
+            .max(1)
+    } else {
+        (config.max_separate_bindings as u64).min(stage).max(1)
+    }
 }
 
 fn resolve_binding(
@@ -601,6 +696,33 @@ mod tests {
             HeapLayout::plan(&config.strategy(Strategy::OuroPVA), &c),
             Err(Error::LimitTooLow { needed: 9, .. })
         ));
+    }
+
+    #[test]
+    fn growable_heap_reserves_segments_of_the_initial_size() {
+        let c = HeapConfig::new(64 << 20).max_size(1 << 30);
+        let l = HeapLayout::plan(&c, &caps(128 << 20, true)).unwrap();
+        assert!(l.growable);
+        assert_eq!(l.segment_sizes, vec![64 << 20; 16]);
+        assert_eq!(l.initial_segments, 1);
+        assert_eq!(l.initial_bytes(), 64 << 20);
+        assert!(l.config_wgsl().contains("#define GPU_HEAP_GROWABLE"));
+        // Bitmaps are sized for the maximum.
+        assert_eq!(l.walk.unwrap().items, (1 << 30) / 256);
+        // Not growable: no define, everything committed.
+        let fixed = HeapLayout::plan(&HeapConfig::new(64 << 20), &caps(128 << 20, true)).unwrap();
+        assert!(!fixed.growable);
+        assert_eq!(fixed.initial_segments, fixed.segment_count());
+        assert!(!fixed.config_wgsl().contains("GPU_HEAP_GROWABLE"));
+    }
+
+    #[test]
+    fn growable_stride_doubles_to_fit_the_bindings() {
+        // 64 MiB to 8 GiB would be 128 segments; the device binds at most 63.
+        let c = HeapConfig::new(64 << 20).max_size(8 << 30);
+        let l = HeapLayout::plan(&c, &caps((2 << 30) - 4, true)).unwrap();
+        assert_eq!(l.segment_sizes, vec![256 << 20; 32]);
+        assert_eq!(l.initial_segments, 1);
     }
 
     #[test]

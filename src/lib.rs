@@ -8,6 +8,12 @@
 //!
 //! The allocator is chosen with [`HeapConfig::strategy`] and compiled into the shaders.
 //!
+//! A heap can grow without copying: [`HeapConfig::max_size`] reserves the handle space and
+//! the strategy's state for a maximum, and [`GpuHeap::grow`], [`GpuHeap::trim`] and
+//! [`GpuHeap::maintain`] (which reads the device's out-of-memory and low-watermark flags
+//! and grows per a [`GrowthPolicy`]) commit and release whole segments between dispatches.
+//! Live allocations never move; fetch [`GpuHeap::bind_group`] again after any of them.
+//!
 //! ```no_run
 //! use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
 //! # fn main() -> gpu_heap::Result<()> {
@@ -23,6 +29,7 @@ mod config;
 pub mod conformance;
 mod error;
 mod gpu;
+mod growth;
 mod heap;
 mod layout;
 mod ouroboros;
@@ -33,6 +40,7 @@ mod stats;
 pub use config::{HeapConfig, SegmentBinding, Statistics, Strategy};
 pub use error::{Error, Result};
 pub use gpu::{device_features, read_buffer, submit_and_wait, wait_for, AdapterDescription, Gpu};
+pub use growth::{GrowthPolicy, MaintainReport};
 pub use heap::{composer, flatten, GpuHeap};
 pub use layout::{HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BYTES};
 pub use shader::{ComposedShader, Composer, ShaderError, SourceLocation};

@@ -30,6 +30,10 @@ const LIBRARY: &[(&str, &str)] = &[
         include_str!("../shaders/core/stats.wgsl"),
     ),
     (
+        "core/growth.wgsl",
+        include_str!("../shaders/core/growth.wgsl"),
+    ),
+    (
         "random_walk/rw_bm.wgsl",
         include_str!("../shaders/random_walk/rw_bm.wgsl"),
     ),

@@ -32,7 +32,21 @@ fn modules(binding: SegmentBinding) -> Vec<(String, naga::Module, ModuleInfo)> {
         let instrumented =
             composer(&config.clone().count_steps(true), &limits(), features).unwrap();
         let extra = random_walk.then_some((&instrumented, "random_walk/tas.wgsl"));
-        for (composer, file) in SHADERS.iter().map(|f| (&plain, *f)).chain(extra) {
+        // A heap that can grow (GPU_HEAP_GROWABLE: runtime limits, grow and trim passes):
+        // 512 MiB committed of 768 MiB reserved.
+        let growable = strategy.supports_growth().then(|| {
+            let config = config.clone().max_size(768 << 20).max_separate_bindings(8);
+            composer(&config, &limits(), features).unwrap()
+        });
+        let grown = growable
+            .iter()
+            .flat_map(|c| SHADERS.iter().map(move |f| (c, *f)));
+        for (composer, file) in SHADERS
+            .iter()
+            .map(|f| (&plain, *f))
+            .chain(extra)
+            .chain(grown)
+        {
             let name = format!("{strategy} {binding:?} {file}");
             let module = composer
                 .compose_library(file)

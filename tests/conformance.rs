@@ -80,4 +80,9 @@ conformance_tests! {
     ouro_c_s_device_bad_input: Strategy::OuroCS, Scenario::DeviceBadInput;
     ouro_c_s_host_bad_input: Strategy::OuroCS, Scenario::HostBadInput;
     ouro_c_s_utilisation: Strategy::OuroCS, Scenario::Utilisation;
+    bump_growth: Strategy::Bump, Scenario::Growth;
+    rw_bm_growth: Strategy::RwBm, Scenario::Growth;
+    rw_growth: Strategy::Rw, Scenario::Growth;
+    corw_growth: Strategy::Corw, Scenario::Growth;
+    rw_malloc_growth: Strategy::RwMalloc, Scenario::Growth;
 }

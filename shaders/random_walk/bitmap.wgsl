@@ -2,8 +2,8 @@
 // w is set <=> page 32 w + b is in use or does not exist.
 //
 // Provides: rwbm_claim_in_word (claim a zero bit of one word), rwbm_sweep (the bounded
-// fallback: every word once), rwbm_handle, and the strategy_free / strategy_init that both
-// strategies share, plus walk_prefill for the TAS tool.
+// fallback: every word once), rwbm_handle, and the strategy_free / strategy_init / growth
+// hooks that both strategies share, plus walk_prefill for the TAS tool.
 //
 // Invariants
 //   - zero bits = WALK_FREE + reservations not yet turned into a page: malloc reserves
@@ -13,7 +13,9 @@
 //   - free's atomicAnd returns the old word; a clear bit means the page was not in use,
 //     which is HEAP_INVALID_FREE, and the And changed nothing.
 //   - Bits past the last page are set by init and never cleared (free rejects those pages),
-//     so no walk can claim a page that does not exist.
+//     so no walk can claim a page that does not exist. A heap that can grow applies this to
+//     the committed pages (walk.wgsl: the boundary word's bits past them are set, walks and
+//     sweeps cover only the committed words, rwbm_live_words).
 //
 //   - The summary (RWBM_SUMMARY, one bit per bitmap word, RWBM_SUMMARY_WORDS words) is a
 //     hint: bit set <=> the word was seen full. The claim that fills a word sets its bit,
@@ -24,7 +26,8 @@
 //
 // Loops: rwbm_claim_in_word makes at most 32 claim attempts (each failure sets one more bit
 // of its local copy); the summarised sweep reads each summary word once and tries each word
-// it does not mark full once; the plain sweep visits each of the RWBM_BITMAP_WORDS once.
+// it does not mark full once; the plain sweep visits each of the committed words (at most
+// RWBM_BITMAP_WORDS) once.
 
 #include "walk.wgsl"
 
@@ -53,19 +56,25 @@ fn rwbm_claim_in_word(w: u32, spread: u32) -> u32 {
     return WALK_NONE;
 }
 
+// Bitmap words of the committed pages (all of them unless the heap can grow).
+fn rwbm_live_words() -> u32 {
+    return (walk_live_items(RWBM_PAGES, RWBM_PAGE_SHIFT) + 31u) >> 5u;
+}
+
 // The fallback after the random steps: first every summary word once, from the one that
 // holds `start`, trying the words it does not mark full; then, if the hints were stale,
-// every word once. Each word or summary word read is a step.
-fn rwbm_sweep(start: u32, spread: u32) -> u32 {
+// every word once. Each word or summary word read is a step. `words`: rwbm_live_words().
+fn rwbm_sweep(start: u32, spread: u32, words: u32) -> u32 {
     let first = start >> 5u;
-    for (var i = 0u; i < RWBM_SUMMARY_WORDS; i++) {
+    let summary_words = (words + 31u) >> 5u;
+    for (var i = 0u; i < summary_words; i++) {
         var s = first + i;
-        if (s >= RWBM_SUMMARY_WORDS) {
-            s -= RWBM_SUMMARY_WORDS;
+        if (s >= summary_words) {
+            s -= summary_words;
         }
         heap_walk_steps += 1u;
         var open = ~atomicLoad(&heap_meta[RWBM_SUMMARY + s]);
-        let words_here = min(32u, RWBM_BITMAP_WORDS - (s << 5u));
+        let words_here = min(32u, words - (s << 5u));
         if (words_here < 32u) {
             open &= (1u << words_here) - 1u;
         }
@@ -79,10 +88,10 @@ fn rwbm_sweep(start: u32, spread: u32) -> u32 {
             }
         }
     }
-    for (var i = 0u; i < RWBM_BITMAP_WORDS; i++) {
+    for (var i = 0u; i < words; i++) {
         var w = start + i;
-        if (w >= RWBM_BITMAP_WORDS) {
-            w -= RWBM_BITMAP_WORDS;
+        if (w >= words) {
+            w -= words;
         }
         heap_walk_steps += 1u;
         let page = rwbm_claim_in_word(w, spread);
@@ -99,7 +108,8 @@ fn rwbm_handle(page: u32) -> HeapAlloc {
 
 fn strategy_free(ptr: u32) -> HeapFree {
     let unit = heap_unit_of(ptr);
-    if (unit >= RWBM_PAGES * RWBM_PAGE_UNITS || (unit & (RWBM_PAGE_UNITS - 1u)) != 0u) {
+    let pages = walk_live_items(RWBM_PAGES, RWBM_PAGE_SHIFT);
+    if (unit >= pages * RWBM_PAGE_UNITS || (unit & (RWBM_PAGE_UNITS - 1u)) != 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
     let page = unit >> RWBM_PAGE_SHIFT;
@@ -118,12 +128,34 @@ fn strategy_free(ptr: u32) -> HeapFree {
 
 // The host zeroes heap_meta; one invocation (STRATEGY_INIT_INVOCATIONS = 1, from the host)
 // then sets the counter and marks the bits past the last page as used.
+// (Committed pages only, for a heap that can grow.)
 fn strategy_init(i: u32) {
-    atomicStore(&heap_meta[WALK_FREE], RWBM_PAGES);
-    let tail = RWBM_PAGES & 31u;
+    let pages = walk_live_items(RWBM_PAGES, RWBM_PAGE_SHIFT);
+    atomicStore(&heap_meta[WALK_FREE], pages);
+    let tail = pages & 31u;
     if (tail != 0u) {
-        atomicStore(&heap_meta[RWBM_BITMAP + RWBM_BITMAP_WORDS - 1u], ~((1u << tail) - 1u));
+        atomicStore(&heap_meta[RWBM_BITMAP + (pages >> 5u)], ~((1u << tail) - 1u));
     }
+}
+
+// Growth hooks (alloc.wgsl, walk.wgsl). The summary bit of the old boundary word is
+// cleared: that word now has free pages (the summary is a hint either way).
+fn strategy_grow(from_units: u32, to_units: u32) {
+    let old_end = from_units >> RWBM_PAGE_SHIFT;
+    let to = min(to_units >> RWBM_PAGE_SHIFT, RWBM_PAGES);
+    walk_bitmap_grow(RWBM_BITMAP, old_end, to);
+    let f = old_end >> 5u;
+    atomicAnd(&heap_meta[RWBM_SUMMARY + (f >> 5u)], ~(1u << (f & 31u)));
+}
+
+fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
+    return walk_bitmap_free(RWBM_BITMAP, i, min(from_units >> RWBM_PAGE_SHIFT, RWBM_PAGES),
+        to_units >> RWBM_PAGE_SHIFT);
+}
+
+fn strategy_trim(from_units: u32, to_units: u32) {
+    walk_bitmap_trim(RWBM_BITMAP, min(from_units >> RWBM_PAGE_SHIFT, RWBM_PAGES),
+        to_units >> RWBM_PAGE_SHIFT);
 }
 
 // For the TAS tool: marks `page` used without a malloc (the tool sets WALK_FREE itself).

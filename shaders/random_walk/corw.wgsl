@@ -45,6 +45,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     // nothing), so that every round's subgroup operations see the same lanes.
     var need = ticket != 0u;
     var page = WALK_NONE;
+    let words = rwbm_live_words();
     var rng = heap_hash(ticket) | 1u;
     for (var round = 0u; round < CORW_ROUNDS; round++) {
         if (sg_count(subgroupBallot(need)) == 0u) {
@@ -54,7 +55,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
         var free_bits = 0u;
         if (ticket != 0u) {
             rng = heap_rng_next(rng);
-            word = rng % RWBM_BITMAP_WORDS;
+            word = rng % words;
             heap_walk_steps += 1u;
             free_bits = ~atomicLoad(&heap_meta[RWBM_BITMAP + word]);
         }
@@ -97,7 +98,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     if (need) {
-        page = rwbm_sweep(rng % RWBM_BITMAP_WORDS, rng >> 8u);
+        page = rwbm_sweep(rng % words, rng >> 8u, words);
     }
     walk_finish();
     if (page != WALK_NONE) {

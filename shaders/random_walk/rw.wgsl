@@ -13,7 +13,9 @@
 //   - free's exchange to 0 returns the old flag; 0 means the page was not in use: that is
 //     HEAP_INVALID_FREE, and the exchange changed nothing.
 //
-// Loops, all bounded: RW_RANDOM_STEPS random flags (enough for the paper's 0.5 %-free
+// Growth: walks, sweeps and free cover the committed pages only (walk.wgsl).
+//
+// Loops, all bounded: the trim check reads 32 flags; RW_RANDOM_STEPS random flags (enough for the paper's 0.5 %-free
 // scenario, where a step succeeds with probability 1/200); then one sweep of every flag from
 // a random start. A reserved malloc that finds nothing (frees and claims racing past its
 // sweep) returns its reservation and fails with HEAP_CONTENTION.
@@ -41,21 +43,22 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     if (ticket == 0u) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
+    let pages = walk_live_items(RWBM_PAGES, RWBM_PAGE_SHIFT);
     var rng = heap_hash(ticket) | 1u;
     for (var step = 0u; step < RW_RANDOM_STEPS; step++) {
         rng = heap_rng_next(rng);
         // xorshift's low bits are as good as its high ones; the hash spreads small heaps.
-        let page = heap_hash(rng) % RWBM_PAGES;
+        let page = heap_hash(rng) % pages;
         if (rw_try(page)) {
             walk_finish();
             return rw_handle(page);
         }
     }
-    let start = rng % RWBM_PAGES;
-    for (var i = 0u; i < RWBM_PAGES; i++) {
+    let start = rng % pages;
+    for (var i = 0u; i < pages; i++) {
         var page = start + i;
-        if (page >= RWBM_PAGES) {
-            page -= RWBM_PAGES;
+        if (page >= pages) {
+            page -= pages;
         }
         if (rw_try(page)) {
             walk_finish();
@@ -69,7 +72,8 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
 
 fn strategy_free(ptr: u32) -> HeapFree {
     let unit = heap_unit_of(ptr);
-    if (unit >= RWBM_PAGES * RWBM_PAGE_UNITS || (unit & (RWBM_PAGE_UNITS - 1u)) != 0u) {
+    let pages = walk_live_items(RWBM_PAGES, RWBM_PAGE_SHIFT);
+    if (unit >= pages * RWBM_PAGE_UNITS || (unit & (RWBM_PAGE_UNITS - 1u)) != 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
     let page = unit >> RWBM_PAGE_SHIFT;
@@ -80,9 +84,37 @@ fn strategy_free(ptr: u32) -> HeapFree {
     return HeapFree(RWBM_PAGE_UNITS, HEAP_OK);
 }
 
-// The host zeroes heap_meta (all flags free); one invocation sets the counter.
+// The host zeroes heap_meta (all flags free); one invocation sets the counter (committed
+// pages only, for a heap that can grow).
 fn strategy_init(i: u32) {
-    atomicStore(&heap_meta[WALK_FREE], RWBM_PAGES);
+    atomicStore(&heap_meta[WALK_FREE], walk_live_items(RWBM_PAGES, RWBM_PAGE_SHIFT));
+}
+
+// Growth hooks (alloc.wgsl). Flags past the committed pages are zero and never visited
+// (walks and free are bounded by the committed count), so growth only moves the counter.
+fn strategy_grow(from_units: u32, to_units: u32) {
+    let to = min(to_units >> RWBM_PAGE_SHIFT, RWBM_PAGES);
+    atomicAdd(&heap_meta[WALK_FREE], to - (from_units >> RWBM_PAGE_SHIFT));
+}
+
+// Invocation i checks the flags of 32 pages (the host plans one per 32).
+fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
+    let old_end = min(from_units >> RWBM_PAGE_SHIFT, RWBM_PAGES);
+    let to = to_units >> RWBM_PAGE_SHIFT;
+    let base = ((to >> 5u) + i) << 5u;
+    var free = true;
+    for (var k = 0u; k < 32u; k++) {
+        let page = base + k;
+        if (page >= to && page < old_end && atomicLoad(&heap_meta[RW_FLAGS + page]) != 0u) {
+            free = false;
+        }
+    }
+    return free;
+}
+
+fn strategy_trim(from_units: u32, to_units: u32) {
+    let old_end = min(from_units >> RWBM_PAGE_SHIFT, RWBM_PAGES);
+    atomicSub(&heap_meta[WALK_FREE], old_end - (to_units >> RWBM_PAGE_SHIFT));
 }
 
 // For the TAS tool: marks `page` used without a malloc (the tool sets WALK_FREE itself).

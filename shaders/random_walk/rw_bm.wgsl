@@ -23,17 +23,18 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     if (ticket == 0u) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
+    let words = rwbm_live_words();
     var rng = heap_hash(ticket) | 1u;
     for (var step = 0u; step < RWBM_RANDOM_STEPS; step++) {
         rng = heap_rng_next(rng);
         heap_walk_steps += 1u;
-        let page = rwbm_claim_in_word(rng % RWBM_BITMAP_WORDS, rng >> 8u);
+        let page = rwbm_claim_in_word(rng % words, rng >> 8u);
         if (page != WALK_NONE) {
             walk_finish();
             return rwbm_handle(page);
         }
     }
-    let page = rwbm_sweep(rng % RWBM_BITMAP_WORDS, rng >> 8u);
+    let page = rwbm_sweep(rng % words, rng >> 8u, words);
     walk_finish();
     if (page != WALK_NONE) {
         return rwbm_handle(page);

@@ -47,7 +47,7 @@
 // Loops, all bounded: RWM_RANDOM_STEPS random steps, each a grid slot (at most
 // RWM_MAX_WORDS words, two of them) and a window of ceil(n / 32) + 1 words after a look back of at most
 // ceil(n / 32) words; then
-// a sweep of every word once from a random start, restarted after a lost claim at most
+// a sweep of every committed word once from a random start, restarted after a lost claim at most
 // RWM_SWEEP_RESTARTS times; claims and releases visit at most RWM_MAX_WORDS words; free's
 // search for the end bit reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
 
@@ -135,7 +135,8 @@ fn rwm_run_in_word(free: u32, n: u32) -> u32 {
 // Returns the run's first unit, or WALK_NONE.
 // With `tight`, a window whose look back ran out inside a free stretch is given up: a run
 // placed there would leave a gap behind it (random steps then rely on the grid slots).
-fn rwm_scan(w0: u32, count: u32, n: u32, tight: bool) -> u32 {
+// `words`: the committed words (rwm_live_words), where the scan wraps.
+fn rwm_scan(w0: u32, count: u32, n: u32, tight: bool, words: u32) -> u32 {
     var run_start = 0u;
     var run_len = 0u;
     // If w0 starts inside a free stretch, look back to where the stretch begins (at most
@@ -162,8 +163,8 @@ fn rwm_scan(w0: u32, count: u32, n: u32, tight: bool) -> u32 {
     }
     for (var i = 0u; i < count; i++) {
         var w = w0 + i;
-        if (w >= RWM_WORDS) {
-            w -= RWM_WORDS;
+        if (w >= words) {
+            w -= words;
         }
         if (w % RWM_SEGMENT_WORDS == 0u && i > 0u) {
             run_len = 0u; // a new segment (word 0 too, so runs never wrap)
@@ -200,16 +201,18 @@ fn rwm_scan(w0: u32, count: u32, n: u32, tight: bool) -> u32 {
 // WALK_NONE - 1 after lost races (contention).
 fn rwm_walk(n: u32, seed: u32) -> u32 {
     var rng = heap_hash(seed) | 1u;
-    let window = min((n + 31u) / 32u + 1u, RWM_WORDS);
+    let units = walk_live_items(RWM_UNITS, RWM_UNIT_SHIFT);
+    let words = (units + 31u) >> 5u;
+    let window = min((n + 31u) / 32u + 1u, words);
     let segment_units = RWM_SEGMENT_WORDS * 32u;
     for (var step = 0u; step < RWM_RANDOM_STEPS; step++) {
         rng = heap_rng_next(rng);
         // First the slot of the n-unit grid of the segment that holds a random unit: runs of
         // one size then tile a segment exactly (random placement without a grid jams at
         // about 87 % for 1000-byte runs, the discrete parking problem).
-        let r = rng % RWM_UNITS;
+        let r = rng % units;
         let base = r - r % segment_units;
-        let end = min(base + segment_units, RWM_UNITS);
+        let end = min(base + segment_units, units);
         var slot = base + ((r - base) / n) * n;
         for (var probe = 0u; probe < 2u; probe++) {
             if (slot + n <= end && rwm_is_free(slot, n) && rwm_claim(slot, n)) {
@@ -217,15 +220,15 @@ fn rwm_walk(n: u32, seed: u32) -> u32 {
             }
             slot += n; // the neighbouring slot
         }
-        let s = rwm_scan((slot - 2u * n) >> 5u, window, n, true);
+        let s = rwm_scan((slot - 2u * n) >> 5u, window, n, true, words);
         if (s != WALK_NONE && rwm_claim(s, n)) {
             return s;
         }
     }
-    var w = rng % RWM_WORDS;
-    var left = RWM_WORDS;
+    var w = rng % words;
+    var left = words;
     for (var restart = 0u; restart <= RWM_SWEEP_RESTARTS && left > 0u; restart++) {
-        let s = rwm_scan(w, left, n, false);
+        let s = rwm_scan(w, left, n, false, words);
         if (s == WALK_NONE) {
             // The rest of the sweep saw no run: what is free is too fragmented.
             return WALK_NONE;
@@ -234,15 +237,15 @@ fn rwm_walk(n: u32, seed: u32) -> u32 {
             return s;
         }
         // Resume at the word after the run's first word.
-        var skip = (s >> 5u) + RWM_WORDS - w;
-        if (skip >= RWM_WORDS) {
-            skip -= RWM_WORDS;
+        var skip = (s >> 5u) + words - w;
+        if (skip >= words) {
+            skip -= words;
         }
         skip = min(skip + 1u, left);
         left -= skip;
         w += skip;
-        if (w >= RWM_WORDS) {
-            w -= RWM_WORDS;
+        if (w >= words) {
+            w -= words;
         }
     }
     if (left == 0u) {
@@ -331,7 +334,8 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
 
 fn strategy_free(ptr: u32) -> HeapFree {
     let unit = heap_unit_of(ptr);
-    if ((unit >> RWM_UNIT_SHIFT) >= RWM_UNITS || (unit & ((1u << RWM_UNIT_SHIFT) - 1u)) != 0u) {
+    if ((unit >> RWM_UNIT_SHIFT) >= walk_live_items(RWM_UNITS, RWM_UNIT_SHIFT)
+        || (unit & ((1u << RWM_UNIT_SHIFT) - 1u)) != 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
     let u = unit >> RWM_UNIT_SHIFT;
@@ -368,13 +372,31 @@ fn strategy_free(ptr: u32) -> HeapFree {
 }
 
 // The host zeroes heap_meta; one invocation sets the counter and marks the units past the
-// end as used.
+// end (the committed end, for a heap that can grow) as used.
 fn strategy_init(i: u32) {
-    atomicStore(&heap_meta[WALK_FREE], RWM_UNITS);
-    let tail = RWM_UNITS & 31u;
+    let units = walk_live_items(RWM_UNITS, RWM_UNIT_SHIFT);
+    atomicStore(&heap_meta[WALK_FREE], units);
+    let tail = units & 31u;
     if (tail != 0u) {
-        atomicStore(&heap_meta[RWM_USED + RWM_WORDS - 1u], ~((1u << tail) - 1u));
+        atomicStore(&heap_meta[RWM_USED + (units >> 5u)], ~((1u << tail) - 1u));
     }
+}
+
+// Growth hooks (alloc.wgsl, walk.wgsl), on the used bitmap. Start and end bits of a range
+// with no used bit are zero (free clears them first), so they need nothing.
+fn strategy_grow(from_units: u32, to_units: u32) {
+    walk_bitmap_grow(RWM_USED, from_units >> RWM_UNIT_SHIFT,
+        min(to_units >> RWM_UNIT_SHIFT, RWM_UNITS));
+}
+
+fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
+    return walk_bitmap_free(RWM_USED, i, min(from_units >> RWM_UNIT_SHIFT, RWM_UNITS),
+        to_units >> RWM_UNIT_SHIFT);
+}
+
+fn strategy_trim(from_units: u32, to_units: u32) {
+    walk_bitmap_trim(RWM_USED, min(from_units >> RWM_UNIT_SHIFT, RWM_UNITS),
+        to_units >> RWM_UNIT_SHIFT);
 }
 
 // For the TAS tool: marks unit `u` used without a malloc.

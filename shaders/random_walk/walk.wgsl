@@ -17,7 +17,15 @@
 // The reservation counter (the progress rule's exact exhaustion): malloc subtracts what it
 // needs before it walks, so a walk only starts when enough free state exists, and
 // exhaustion is an immediate HEAP_OUT_OF_MEMORY. The old value is a ticket that is unique
-// among concurrent reservations; it seeds the walk. No loops here.
+// among concurrent reservations; it seeds the walk.
+//
+// Growth (core/growth.wgsl): the state is sized for the reserved maximum (RWBM_PAGES,
+// RWM_UNITS); walks, sweeps and free's range check cover only the committed items
+// (walk_live_items). Invariant of the bitmaps: the bits of items at or past the committed
+// count inside the word that holds it are set ("does not exist"); words wholly past it
+// are zero and never read by a walk. Grow clears the first kind and sets those of the new
+// boundary word; trim, after checking the range free, does the reverse; WALK_FREE moves
+// by the items committed or released. No loops here.
 
 const WALK_FREE: u32 = STAT_WORDS;
 const WALK_STEPS: u32 = STAT_WORDS + 8u;
@@ -36,7 +44,66 @@ fn walk_reserve(n: u32, total: u32) -> u32 {
         atomicAdd(&heap_meta[WALK_FREE], n);
         return 0u;
     }
+    heap_note_free_items(old - n);
     return old;
+}
+
+// Items (pages or units of 16 << shift bytes) committed now, of `total` reserved.
+fn walk_live_items(total: u32, shift: u32) -> u32 {
+#ifdef GPU_HEAP_GROWABLE
+    return min(heap_committed_units() >> shift, total);
+#else
+    return total;
+#endif
+}
+
+// Bits of bitmap word w that hold items [lo, hi).
+fn walk_bits(w: u32, lo: u32, hi: u32) -> u32 {
+    let a = max(lo, w << 5u);
+    let b = min(hi, (w << 5u) + 32u);
+    if (a >= b) {
+        return 0u;
+    }
+    if (b - a == 32u) {
+        return 0xffffffffu;
+    }
+    return ((1u << (b - a)) - 1u) << (a & 31u);
+}
+
+// Growth of a bitmap at heap_meta[bitmap]: items [from, to) join. The boundary word of
+// `from` had them set; the boundary word of `to` (zero before, unless it is the same word)
+// gets its items past `to` set.
+fn walk_bitmap_grow(bitmap: u32, old_end: u32, to: u32) {
+    if ((to & 31u) != 0u) {
+        let t = to >> 5u;
+        atomicOr(&heap_meta[bitmap + t], walk_bits(t, to, (t + 1u) << 5u));
+    }
+    if ((old_end & 31u) != 0u) {
+        let f = old_end >> 5u;
+        atomicAnd(&heap_meta[bitmap + f], ~walk_bits(f, old_end, to));
+    }
+    atomicAdd(&heap_meta[WALK_FREE], to - old_end);
+}
+
+// Trim check: whether word i of those covering [to, from) has no used item in the range.
+fn walk_bitmap_free(bitmap: u32, i: u32, old_end: u32, to: u32) -> bool {
+    let w = (to >> 5u) + i;
+    return (atomicLoad(&heap_meta[bitmap + w]) & walk_bits(w, to, old_end)) == 0u;
+}
+
+// Trim after a clean check: items [to, from) leave. The boundary word of `to` gets its
+// items past `to` set; the old boundary word of `from`, if now wholly past the end, is
+// cleared (its items below `from` are free: checked).
+fn walk_bitmap_trim(bitmap: u32, old_end: u32, to: u32) {
+    let t = to >> 5u;
+    if ((to & 31u) != 0u) {
+        atomicOr(&heap_meta[bitmap + t], walk_bits(t, to, (t + 1u) << 5u));
+    }
+    let f = old_end >> 5u;
+    if ((old_end & 31u) != 0u && (f != t || (to & 31u) == 0u)) {
+        atomicStore(&heap_meta[bitmap + f], 0u);
+    }
+    atomicSub(&heap_meta[WALK_FREE], old_end - to);
 }
 
 fn walk_unreserve(n: u32) {

@@ -232,10 +232,13 @@ pub(super) fn run(
         let key = heap_key(cell, options);
         if engine.as_ref().map(|(k, _)| *k) != Some(key) {
             drop(engine.take()); // release the old heap's memory before building the next
-            let config = HeapConfig::new(key.size)
+            let mut config = HeapConfig::new(key.size)
                 .strategy(key.strategy)
                 .page_size(key.page)
                 .watchdog(options.watchdog);
+            if options.growable && key.strategy.supports_growth() {
+                config = config.max_size(key.size * 2);
+            }
             let built = match Engine::new(gpu, config, capacity) {
                 Err(e @ (Error::TooLarge { .. } | Error::InvalidConfig(_))) => Err(e.to_string()),
                 other => Ok(other?),
@@ -261,6 +264,7 @@ pub(super) fn run(
         heap_size: options.heap_size,
         rounds: options.rounds,
         quick: options.quick,
+        growable: options.growable,
         results: results.into_iter().flatten().collect(),
     })
 }

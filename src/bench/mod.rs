@@ -13,6 +13,7 @@
 
 mod cases;
 mod engine;
+pub mod grow;
 mod output;
 mod reference;
 
@@ -119,6 +120,9 @@ pub struct Options {
     /// Only cells whose size (or upper end of the size range) is one of these (all when
     /// empty).
     pub only_sizes: Vec<u32>,
+    /// Heaps that can grow: `heap_size` committed, twice as much reserved
+    /// (`HeapConfig::max_size`): measures what the runtime committed limit costs.
+    pub growable: bool,
 }
 
 impl Options {
@@ -134,6 +138,7 @@ impl Options {
             watchdog: Duration::from_secs(60),
             only_threads: Vec::new(),
             only_sizes: Vec::new(),
+            growable: false,
         }
     }
 
@@ -217,6 +222,8 @@ pub struct Report {
     pub heap_size: u64,
     pub rounds: u32,
     pub quick: bool,
+    /// Heaps that can grow (see [`Options::growable`]).
+    pub growable: bool,
     pub results: Vec<Record>,
 }
 

@@ -1,4 +1,5 @@
-//! The gpu-heap command line: `info`, `conformance`, `tas`, `utilisation` and `flatten`.
+//! The gpu-heap command line: `info`, `conformance`, `bench`, `grow-bench`, `tas`,
+//! `utilisation` and `flatten`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,7 +38,8 @@ enum Command {
         /// Strategies to run (default: all).
         #[arg(long, value_parser = parse_strategy)]
         strategy: Vec<Strategy>,
-        /// Scenarios to run (default: all), e.g. utilisation.
+        /// Scenarios to run (default: all): basic, churn, exhaustion, device-bad-input,
+        /// host-bad-input, utilisation, growth.
         #[arg(long, value_parser = parse_scenario)]
         scenario: Vec<Scenario>,
         /// Heap size, e.g. 512MiB or 8GiB.
@@ -100,6 +102,39 @@ enum Command {
         /// Write the comparison with the reference numbers (DESIGN.md) as Markdown here.
         #[arg(long)]
         markdown: Option<PathBuf>,
+        /// Heaps that can grow (the heap size committed, twice as much reserved):
+        /// what the runtime committed limit costs.
+        #[arg(long)]
+        growable: bool,
+    },
+    /// Grow a heap by doubling without copying (committing segments) against growing one
+    /// buffer by copying it into a twice larger one: time per step and peak memory.
+    GrowBench {
+        #[arg(long)]
+        adapter: Option<String>,
+        /// Strategies of the committing heap (comma-separated).
+        #[arg(long, value_parser = parse_strategy, value_delimiter = ',', default_value = "bump,rw-bm")]
+        strategy: Vec<Strategy>,
+        /// Initial size.
+        #[arg(long, default_value = "64MiB", value_parser = parse_bytes)]
+        initial: u64,
+        /// Largest size (the heap's reserved maximum).
+        #[arg(long, default_value = "1GiB", value_parser = parse_bytes)]
+        max: u64,
+        /// Page size of the page-based strategies.
+        #[arg(long, default_value_t = 256)]
+        page_size: u32,
+        /// Rounds of the whole doubling sequence (median per step).
+        #[arg(long, default_value_t = 3)]
+        rounds: u32,
+        #[arg(long, default_value_t = 120)]
+        watchdog_secs: u64,
+        /// Write the results as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write the plot (SVG) here.
+        #[arg(long)]
+        plot: Option<PathBuf>,
     },
     /// Measure the random walks' average steps per thread (TAS) against Pham & Tu's model.
     Tas {
@@ -178,7 +213,6 @@ fn parse_test(s: &str) -> Result<Test, String> {
     s.parse()
 }
 
-/// Bytes with an optional binary suffix: 4096, 64KiB, 512MiB, 8GiB.
 fn parse_scenario(s: &str) -> Result<Scenario, String> {
     Scenario::ALL
         .iter()
@@ -190,6 +224,7 @@ fn parse_scenario(s: &str) -> Result<Scenario, String> {
         })
 }
 
+/// Bytes with an optional binary suffix: 4096, 64KiB, 512MiB, 8GiB.
 fn parse_bytes(s: &str) -> Result<u64, String> {
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (digits, suffix) = s.split_at(split);
@@ -279,6 +314,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             csv,
             plots,
             markdown,
+            growable,
         } => {
             let gpu = Gpu::open(adapter.as_deref())?;
             let mut options = if quick {
@@ -298,6 +334,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             options.rounds = rounds;
             options.only_threads = threads;
             options.only_sizes = sizes;
+            options.growable = growable;
             options.watchdog = Duration::from_secs(watchdog_secs);
             run_bench(&gpu, &options, json, csv, plots, markdown)
         }
@@ -347,6 +384,75 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                 let text = serde_json::to_string_pretty(&report).expect("serialisable");
                 std::fs::write(&path, text)
                     .map_err(|source| gpu_heap::Error::Io { path, source })?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::GrowBench {
+            adapter,
+            strategy,
+            initial,
+            max,
+            page_size,
+            rounds,
+            watchdog_secs,
+            json,
+            plot,
+        } => {
+            let gpu = Gpu::open(adapter.as_deref())?;
+            let adapter = gpu.describe();
+            println!(
+                "adapter {} ({}, {})",
+                adapter.name, adapter.backend, adapter.driver
+            );
+            let options = bench::grow::GrowOptions {
+                initial,
+                max,
+                strategies: strategy,
+                page_size,
+                rounds,
+                watchdog: Duration::from_secs(watchdog_secs),
+            };
+            let report = bench::grow::run(&gpu, &options)?;
+            for (s, ms) in &report.reserve_ms {
+                println!("heap creation ({s}): {ms:.2} ms (reserve + initial commit + init)");
+            }
+            println!(
+                "{:<8} {:<10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11}",
+                "method",
+                "strategy",
+                "from MiB",
+                "to MiB",
+                "ms",
+                "min",
+                "max",
+                "grow ms",
+                "peak MiB"
+            );
+            let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+            for r in &report.results {
+                println!(
+                    "{:<8} {:<10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11}{}",
+                    r.method,
+                    r.strategy.as_deref().unwrap_or("-"),
+                    r.from_bytes >> 20,
+                    r.to_bytes >> 20,
+                    ms(r.ms),
+                    ms(r.ms_min),
+                    ms(r.ms_max),
+                    ms(r.grow_ms),
+                    r.peak_bytes >> 20,
+                    r.note
+                        .as_ref()
+                        .map_or(String::new(), |n| format!("  ({n})"))
+                );
+            }
+            if let Some(path) = json {
+                let text = serde_json::to_string_pretty(&report).expect("serialisable");
+                std::fs::write(&path, text)
+                    .map_err(|source| gpu_heap::Error::Io { path, source })?;
+            }
+            if let Some(path) = plot {
+                bench::grow::plot(&report, &path)?;
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -1,0 +1,228 @@
+//! Growth without copying, beyond the conformance scenario: the pressure signal's
+//! watermark, typed errors of heaps that cannot grow, and stride planning on the device.
+
+use std::time::Duration;
+
+use gpu_heap::{Error, Gpu, GpuHeap, GrowthPolicy, HeapConfig, Strategy};
+
+const KERNEL: &str = r#"
+#include "alloc.wgsl"
+@group(1) @binding(0) var<storage, read_write> handles: array<u32>;
+@compute @workgroup_size(64)
+fn alloc(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&handles)) {
+        let p = malloc(256u);
+        handles[id.x] = p;
+        if (p != 0u) {
+            heap_store(p, 0u, id.x);
+        }
+    }
+}
+"#;
+
+/// Runs `alloc` once with `n` invocations; returns the handles.
+fn alloc(gpu: &Gpu, heap: &GpuHeap, n: u32) -> Vec<u32> {
+    let device = &gpu.device;
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("handles"),
+        size: n as u64 * 4,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: None,
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }],
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: buffer.as_entire_binding(),
+        }],
+    });
+    let module = heap.create_shader_module("growth test", KERNEL).unwrap();
+    let pipeline = heap
+        .compute_pipeline("alloc", &module, "alloc", &[(1, &layout)])
+        .unwrap();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(heap.bind_group_index(), heap.bind_group(), &[]);
+        pass.set_bind_group(1, &group, &[]);
+        pass.dispatch_workgroups(n.div_ceil(64), 1, 1);
+    }
+    let watchdog = Duration::from_secs(60);
+    gpu_heap::submit_and_wait(device, &gpu.queue, encoder, watchdog, "alloc").unwrap();
+    let bytes =
+        gpu_heap::read_buffer(device, &gpu.queue, &buffer, 0, n as u64 * 4, watchdog).unwrap();
+    bytemuck::pod_collect_to_vec(&bytes)
+}
+
+#[test]
+fn low_watermark_raises_pressure_and_maintain_grows() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    for strategy in [Strategy::Bump, Strategy::RwBm, Strategy::RwMalloc] {
+        let config = HeapConfig::new(1 << 20)
+            .max_size(4 << 20)
+            .max_segment_size(1 << 20)
+            .strategy(strategy);
+        let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        let policy = GrowthPolicy::default().low_watermark(0.5);
+        let report = heap.maintain(&policy).unwrap();
+        assert!(!report.low && !report.out_of_memory && !report.grew());
+        // A quarter of the heap: above the watermark.
+        let handles = alloc(&gpu, &heap, 1024);
+        assert!(handles.iter().all(|&h| h != 0), "{strategy}");
+        let report = heap.maintain(&policy).unwrap();
+        assert!(!report.low, "{strategy}: low after a quarter: {report:?}");
+        // Three quarters: under the watermark of half, but nothing failed.
+        let handles = alloc(&gpu, &heap, 2048);
+        assert!(handles.iter().all(|&h| h != 0), "{strategy}");
+        let report = heap.maintain(&policy).unwrap();
+        assert!(
+            report.low && !report.out_of_memory,
+            "{strategy}: {report:?}"
+        );
+        assert_eq!(report.committed_after, 2 << 20, "{strategy}");
+        // The watermark is re-armed for 2 MiB: 3072 of 8192 pages used is above it.
+        let report = heap.maintain(&policy).unwrap();
+        assert!(!report.low && !report.grew(), "{strategy}: {report:?}");
+    }
+}
+
+#[test]
+fn heaps_that_cannot_grow_say_so() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let mut heap = GpuHeap::new(&gpu.device, &gpu.queue, 1 << 20).unwrap();
+    assert!(!heap.layout().growable);
+    assert_eq!(heap.committed_bytes(), heap.max_bytes());
+    assert!(matches!(heap.grow(1), Err(Error::GrowBeyondMax { .. })));
+    assert_eq!(heap.trim().unwrap(), 0);
+    assert!(matches!(
+        heap.trim_to(1 << 10),
+        Err(Error::TrimBelowInitial { .. })
+    ));
+    // Out of memory on a heap that cannot grow: maintain reports it at its limit.
+    let handles = alloc(&gpu, &heap, 5000);
+    assert_eq!(handles.iter().filter(|&&h| h != 0).count(), 4096);
+    let report = heap.maintain(&GrowthPolicy::default()).unwrap();
+    assert!(report.out_of_memory && report.at_limit && !report.grew());
+}
+
+#[test]
+fn grow_keeps_handles_and_data() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let config = HeapConfig::new(1 << 20)
+        .max_size(8 << 20)
+        .max_segment_size(1 << 20)
+        .strategy(Strategy::RwBm);
+    let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+    let first = alloc(&gpu, &heap, 4096);
+    assert!(first.iter().all(|&h| h != 0));
+    let before = heap.segment_buffers()[0].clone();
+    assert_eq!(heap.grow(3 << 20).unwrap(), 4 << 20);
+    // Same buffer: nothing was copied or replaced.
+    assert_eq!(heap.segment_buffers()[0], before);
+    assert_eq!(heap.segment_buffers().len(), 4);
+    let second = alloc(&gpu, &heap, 8192);
+    assert!(second.iter().all(|&h| h != 0));
+    let mut all: Vec<u32> = first.iter().chain(&second).copied().collect();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), 4096 + 8192, "no handle handed out twice");
+    assert!(all.iter().all(|&h| (h as u64 - 1) * 16 < 4 << 20));
+    assert_eq!(heap.stats().unwrap().allocations_live, 4096 + 8192);
+}
+
+#[test]
+fn grow_bench_runs_small_and_never_copies() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let options = gpu_heap::bench::grow::GrowOptions {
+        initial: 1 << 20,
+        max: 8 << 20,
+        rounds: 1,
+        ..Default::default()
+    };
+    let report = gpu_heap::bench::grow::run(&gpu, &options).unwrap();
+    let commit: Vec<_> = report
+        .results
+        .iter()
+        .filter(|r| r.method == "commit")
+        .collect();
+    let copy: Vec<_> = report
+        .results
+        .iter()
+        .filter(|r| r.method == "copy")
+        .collect();
+    // 1 -> 2 -> 4 -> 8 MiB for each of the two default strategies, and for the copy.
+    assert_eq!(commit.len(), 6);
+    assert_eq!(copy.len(), 3);
+    for r in &commit {
+        assert_eq!(r.copied_bytes, 0);
+        assert_eq!(r.to_bytes, 2 * r.from_bytes);
+        // Peak: the committed size plus metadata and placeholder, never old + new.
+        assert!(r.peak_bytes >= r.to_bytes && r.peak_bytes < r.to_bytes + r.from_bytes);
+        assert!(r.ms.is_some() && r.grow_ms.is_some());
+    }
+    for r in &copy {
+        assert_eq!(r.peak_bytes, r.from_bytes + r.to_bytes);
+    }
+    let dir = std::env::temp_dir().join(format!("gpu-heap-grow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("grow.svg");
+    gpu_heap::bench::grow::plot(&report, &svg).unwrap();
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Pages of 64 KiB in 1 MiB segments: 16 pages a segment, so the committed end falls in
+/// the middle of a bitmap word and the boundary-word logic of grow and trim is exercised.
+#[test]
+fn committed_end_inside_a_bitmap_word() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    for strategy in [Strategy::RwBm, Strategy::Rw, Strategy::Corw] {
+        let config = HeapConfig::new(1 << 20)
+            .max_size(4 << 20)
+            .max_segment_size(1 << 20)
+            .page_size(64 << 10)
+            .strategy(strategy);
+        let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        let ok = |handles: Vec<u32>| {
+            assert!(handles
+                .iter()
+                .all(|&h| h == 0 || (h as u64 - 1) * 16 < 4 << 20));
+            handles.iter().filter(|&&h| h != 0).count()
+        };
+        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: first segment");
+        heap.grow(1 << 20).unwrap();
+        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: second segment");
+        heap.grow_to(3 << 20).unwrap();
+        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: third segment");
+        assert_eq!(heap.trim().unwrap(), 0, "{strategy}: trim while full");
+        heap.reset().unwrap();
+        assert_eq!(
+            heap.trim().unwrap(),
+            2 << 20,
+            "{strategy}: trim after reset"
+        );
+        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: after trim");
+        heap.grow_to(4 << 20).unwrap();
+        assert_eq!(ok(alloc(&gpu, &heap, 60)), 48, "{strategy}: at the maximum");
+        let stats = heap.stats().unwrap();
+        assert_eq!(stats.allocations_live, 64, "{strategy}");
+        assert_eq!(stats.failures.contention, 0, "{strategy}");
+        // The reset cleared the counters: the fill after trim and the last one.
+        assert_eq!(stats.failures.out_of_memory, 4 + 12, "{strategy}");
+    }
+}

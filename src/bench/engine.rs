@@ -47,7 +47,7 @@ const WORKGROUP: u32 = 256;
 const MAX_GROUPS_X: u32 = 65_535;
 
 /// How a pass was timed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Timer {
     /// GPU timestamps at the start and end of the compute pass.

@@ -154,7 +154,7 @@ impl Options {
 }
 
 /// Median, minimum and maximum of a cell's rounds, in milliseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timing {
     pub median: f64,
     pub min: f64,
@@ -183,7 +183,7 @@ impl Timing {
 }
 
 /// One cell of one test for one strategy.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Record {
     pub test: String,
     pub strategy: String,
@@ -214,7 +214,7 @@ pub struct Record {
 }
 
 /// A whole run.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     pub adapter: AdapterDescription,
     pub date: String,

@@ -191,6 +191,22 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Redraw the plots and the reference comparison of saved `bench --json` results
+    /// (several files are merged, e.g. runs split by test).
+    BenchReport {
+        /// Result files of `gpu-heap bench --json`.
+        #[arg(required = true)]
+        json: Vec<PathBuf>,
+        /// Write SVG plots into this directory.
+        #[arg(long)]
+        plots: Option<PathBuf>,
+        /// Write the comparison with the reference numbers as Markdown here.
+        #[arg(long)]
+        markdown: Option<PathBuf>,
+        /// Write the merged results as CSV here.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+    },
     /// Print a self-contained alloc.wgsl for WebGPU users outside Rust.
     Flatten {
         #[arg(long, value_parser = parse_strategy)]
@@ -525,6 +541,43 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                 ExitCode::SUCCESS
             })
         }
+        Command::BenchReport {
+            json,
+            plots,
+            markdown,
+            csv,
+        } => {
+            let mut merged: Option<bench::Report> = None;
+            for path in json {
+                let text =
+                    std::fs::read_to_string(&path).map_err(|source| gpu_heap::Error::Io {
+                        path: path.clone(),
+                        source,
+                    })?;
+                let report: bench::Report =
+                    serde_json::from_str(&text).map_err(|e| gpu_heap::Error::Io {
+                        path: path.clone(),
+                        source: std::io::Error::other(e),
+                    })?;
+                match &mut merged {
+                    None => merged = Some(report),
+                    Some(m) => m.results.extend(report.results),
+                }
+            }
+            let report = merged.expect("clap requires one file");
+            if let Some(path) = markdown {
+                std::fs::write(&path, bench::comparison(&report))
+                    .map_err(|source| gpu_heap::Error::Io { path, source })?;
+            }
+            if let Some(path) = csv {
+                bench::write_csv(&report, &path)?;
+            }
+            if let Some(dir) = plots {
+                let files = bench::write_plots(&report, &dir)?;
+                println!("{} plots in {}", files.len(), dir.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Flatten {
             strategy,
             heap_size,
@@ -745,10 +798,20 @@ fn run_bench(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
             .expect("valid template"),
     );
+    // Without a terminal (CI, the GPU machine) the bar draws nothing: log each cell instead,
+    // so a run cut short still shows how far it got.
+    let log = !std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let started = std::time::Instant::now();
     let report = bench::run(gpu, options, |done, total, what| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
         bar.set_message(what.to_owned());
+        if log {
+            eprintln!(
+                "[{done}/{total} {:.1}s] {what}",
+                started.elapsed().as_secs_f64()
+            );
+        }
     })?;
     bar.finish_and_clear();
     println!("timer: {:?}", report.timer);

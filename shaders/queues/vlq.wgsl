@@ -158,8 +158,11 @@ fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
             }
         }
         if (n != 0u) {
+            // waited is not reset: one search waits VQ_PTR_WAIT rounds for links in all, then
+            // links what it needs itself. Waiting that long for each of several missing links
+            // (many enqueuers far ahead of back on a GPU with ~270k threads in flight) used
+            // up VL_ROUNDS and failed the enqueue.
             c = n - 1u;
-            waited = 0u;
         }
     }
     return OURO_NO_CHUNK;
@@ -225,12 +228,21 @@ fn vl_finish(q: u32, c: u32, delta_add: u32, delta_sub: u32) {
     } else {
         after = atomicSub(&heap_meta[OURO_QC_COUNT + c], delta_sub) - delta_sub;
     }
-    // The enqueue that fills the chunk moves back; the last consumer moves front (if both
-    // happen at once, front: back only matters while the chunk is not drained).
+    // The enqueue that fills the chunk moves back; the last consumer moves front. Both can
+    // fall to one call: an enqueuer that finishes the last position by finding it abandoned
+    // (OQ_SKIP, so no item) fills and drains the chunk at once. It must move back too: if
+    // front is still behind the chunk at that moment, front's move drags back along only
+    // where back points at the chunk front leaves, so back would stay here for good, every
+    // later fill would fail to move it (its CAS expects its own chunk), and once old
+    // passed the chunk and freed it, every enqueue would search from a recycled chunk and
+    // fail (on the H200: all 252,276 frees of one P-VL basic round, out of memory).
     let drained = after == OURO_QC_ITEMS * VL_A_ONE;
     let filled = delta_add != 0u && (after >> 16u) == OURO_QC_ITEMS;
-    if (drained || filled) {
-        vl_advance(q, c, !drained);
+    if (filled) {
+        vl_advance(q, c, true);
+    }
+    if (drained) {
+        vl_advance(q, c, false);
     }
 }
 

@@ -108,3 +108,26 @@ fn ouro_pool_range(lo: u32, hi: u32) {
         ouro_chunk_free(c);
     }
 }
+
+// True when class k can get no more pages: none is free in its queue (semaphore count), and
+// no new chunk or run can be had (the class is at its chunk limit, or fresh memory cannot
+// hold one more aligned run and, for single chunks, the pool is empty). A malloc that ran
+// out of rounds asks this before it reports HEAP_CONTENTION, so that a wait that ends
+// because the heap is full is counted as out of memory (on the H200 most NULLs of a heap
+// filled with 16-byte blocks were counted as contention). A snapshot, as any NULL is: a
+// free right after it may make room again.
+fn ouro_class_exhausted(k: u32) -> bool {
+    let qm = ouro_queue_meta(k);
+    if (bsem_count(qm) > 0) {
+        return false;
+    }
+    if (atomicLoad(&heap_meta[qm + 4u]) >= ouro_chunk_limit(k)) {
+        return true;
+    }
+    let run = ouro_run_chunks(k);
+    let f = atomicLoad(&heap_meta[OURO_FRESH]);
+    if (run > 1u) {
+        return f >= OURO_CHUNKS || ((f + run - 1u) & ~(run - 1u)) + run > OURO_CHUNKS;
+    }
+    return f >= OURO_CHUNKS && bsem_count(ouro_queue_meta(OURO_POOL)) <= 0;
+}

@@ -23,9 +23,9 @@
 //     atomicAdd(n) when the taker finds fewer than n) and by atomicAdd(n) in signal. Each is
 //     one atomic on one word, so every unit signalled is taken at most once and no unit
 //     appears from nowhere: after a dispatch, C = initial + signalled - taken, exactly.
-//   - E and R share one word, so each of their updates (an atomicAdd/atomicSub, checked
-//     against the old value it returns and undone if it lost) is atomic with respect to
-//     both; no update is a CAS, so no invocation can starve on this word. Every E
+//   - E and R share one word, so each of their updates (an atomicAdd/atomicSub checked
+//     against the old value it returns and undone if it lost, or a single CAS attempt) is
+//     atomic with respect to both; no invocation retries a CAS until it wins. Every E
 //     increment is matched by exactly one signal (or undo) that retires it, every R
 //     increment by exactly one decrement, so E = R = 0 once all calls have returned.
 //   - E and R only decide WHO produces a batch and who waits. The decision reads C and then
@@ -33,10 +33,10 @@
 //     batch that was not needed (the units still enter C: nothing lost) or reserve and wait
 //     for units that do not come; that wait is bounded (BSEM_WAIT_ROUNDS) and then turns its
 //     reservation into a batch of its own (it helps), so it cannot wait forever.
-//   - Saturation: an increment that overflows a field is undone at once by the invocation
-//     that made it (it sees the overflow in the old value). Until then R's carry makes E
-//     read one too high, or E's own overflow leaves the word (modulo 2^32); either only
-//     skews who produces. After all undos the fields are exact again.
+//   - Saturation: a reservation is made only if R has room (checked by its CAS). An E
+//     increment past E_MAX is undone at once by the invocation that made it (it sees E in
+//     the old value); until then E's overflow has left the word (modulo 2^32), which only
+//     skews who produces. R never carries into E.
 //
 // Progress rule (DESIGN.md): nothing here loops. bsem_step does one bounded piece of work
 // per call; the caller drives it from its own bounded loop and puts its batch production
@@ -97,15 +97,16 @@ fn bsem_signal(s: u32, n: u32, batches: u32) {
     }
 }
 
-// Algorithm 2, lines 8-16, one wait-free attempt: register a batch to produce when the
-// expected availability C + E * batch - R is below n, else reserve n units to wait for.
+// Algorithm 2, lines 8-16, one attempt: register a batch to produce when the expected
+// availability C + E * batch - R is below n, else try to reserve n units to wait for.
 //
-// No compare-and-swap: with thousands of invocations on one word, a CAS retried once per
-// round can lose every round of the caller's bounded loop (on the H200, with 2048 mallocs
-// of one class, one in 2048 ended in HEAP_CONTENTION; none did on lavapipe's 8 lanes). Instead each update is an
-// atomicAdd whose returned old value linearizes the decision: the invocation re-checks
-// the condition against the E and R it replaced and undoes its add if it lost the race.
-// Every round therefore succeeds or fails for a reason other than "someone else won".
+// No CAS retried until it wins: with thousands of invocations on one word, an invocation
+// can lose every CAS of the caller's bounded loop (on the H200, with 2048 mallocs of one
+// class, one in 2048 ended in HEAP_CONTENTION; none did on lavapipe's 8 lanes). Registering
+// a batch is an atomicAdd whose returned old value linearizes the decision (the invocation
+// re-checks against the E and R it replaced and undoes its add if it lost the race). A
+// reservation is a single CAS attempt; a lost one is a round of waiting (bsem_step counts
+// it), so after BSEM_WAIT_ROUNDS such rounds the invocation produces a batch instead.
 fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
     let c = bsem_count(s);
     let seen = atomicLoad(&heap_meta[s + 1u]);
@@ -113,33 +114,34 @@ fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
     // After BSEM_WAIT_ROUNDS rounds of waiting in all, stop waiting: produce a batch.
     let forced = (*st).waited >= BSEM_WAIT_ROUNDS;
     if (seen_avail < i32(n) || forced) {
-        return bsem_register_batch(s, n, batch, forced);
+        return bsem_register_batch(s, n, batch, c, forced);
     }
     if (c >= i32(n)) {
         return BSEM_PENDING; // units are there: take them next round
     }
-    let old = atomicAdd(&heap_meta[s + 1u], n);
-    let r = old & BSEM_R_MASK;
-    let avail = bsem_count(s) + i32((old >> BSEM_R_BITS) * batch) - i32(r);
-    if (r + n > BSEM_R_MASK || avail < i32(n)) {
-        // R would overflow into E, or the expected units are already spoken for: undo.
-        atomicSub(&heap_meta[s + 1u], n);
-        if (r + n <= BSEM_R_MASK) {
-            return bsem_register_batch(s, n, batch, false);
+    // A reservation is one CAS attempt: if it loses, this round is over and counts as
+    // waited (bsem_step), so a starved reserver ends up producing after BSEM_WAIT_ROUNDS.
+    // (Reserving by atomicAdd made reservations succeed far more often under contention,
+    // and the resulting waits and helping made the chunk-based front end lose many more
+    // mallocs to contention on lavapipe.)
+    let r = seen & BSEM_R_MASK;
+    if (r + n <= BSEM_R_MASK) {
+        let x = atomicCompareExchangeWeak(&heap_meta[s + 1u], seen, seen + n);
+        if (x.exchanged) {
+            (*st).phase = BSEM_RESERVED;
         }
-        return BSEM_PENDING;
     }
-    (*st).phase = BSEM_RESERVED;
     return BSEM_PENDING;
 }
 
 // E += 1 by atomicAdd. E is the top field, so an add past E_MAX only carries out of the
 // word (arithmetic is modulo 2^32) and the undo restores it; R is never touched. Unless
-// `forced`, the batch is kept only if the E and R it replaced still call for it.
-fn bsem_register_batch(s: u32, n: u32, batch: u32, forced: bool) -> u32 {
+// `forced`, the batch is kept only if the E and R it replaced still call for it, judged
+// with the caller's reading of C, as a CAS of word 1 alone would have.
+fn bsem_register_batch(s: u32, n: u32, batch: u32, c: i32, forced: bool) -> u32 {
     let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE);
     let e = old >> BSEM_R_BITS;
-    let avail = bsem_count(s) + i32(e * batch) - i32(old & BSEM_R_MASK);
+    let avail = c + i32(e * batch) - i32(old & BSEM_R_MASK);
     if (e < BSEM_E_MAX && (forced || avail < i32(n))) {
         return BSEM_ALLOCATE;
     }

@@ -36,7 +36,8 @@
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait; a walk of at most one lap of
 // the ring; OURO_CB_WORDS words of bitmask with 32 claim attempts each; one lap of
 // the ring per insertion. A malloc whose walks keep failing gives its unit back each time and
-// after OURO_ROUNDS rounds fails with HEAP_CONTENTION.
+// after OURO_ROUNDS rounds fails with HEAP_CONTENTION (HEAP_OUT_OF_MEMORY if its class can
+// get no more pages: ouro_class_exhausted).
 
 const OURO_CB_RETIRED: i32 = -16777216;
 const OURO_CB_NONE: u32 = 0xffffffffu;
@@ -215,6 +216,9 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
         }
     }
     bsem_abandon(qm, 1u, &st);
+    if (ouro_class_exhausted(k)) {
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    }
     return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
 }
 

@@ -16,13 +16,13 @@
 // chunks at least as large as the largest run); the chunks skipped to align it go to the
 // pool, so none is lost. Runs never return to the pool: their class queue keeps them.
 //
-// Loops, all bounded: ouro_run_alloc makes at most OURO_RUN_ATTEMPTS CAS attempts (each
-// failure means another invocation moved the counter) and returns at most run - 1 skipped
-// chunks to the pool.
+// Loops, all bounded: ouro_run_alloc makes at most OURO_RUN_ATTEMPTS bump attempts (each
+// failure means another invocation bumped a different amount in between) and returns at
+// most 2 * run - 1 skipped chunks per attempt to the pool.
 
 const OURO_NO_CHUNK: u32 = 0xffffffffu;
 const OURO_CHUNK_CONTENDED: u32 = 0xfffffffeu;
-const OURO_RUN_ATTEMPTS: u32 = 256u;
+const OURO_RUN_ATTEMPTS: u32 = 64u;
 
 fn ouro_chunk_alloc() -> u32 {
     let pool = ouro_queue_meta(OURO_POOL);
@@ -57,23 +57,77 @@ fn ouro_chunk_free(chunk: u32) -> bool {
 }
 
 // `run` (a power of two) contiguous chunks aligned to `run`, from fresh memory.
+//
+// Wait-free bumps, no CAS: a CAS loop on OURO_FRESH starves under the thousands of
+// concurrent invocations of a real GPU (on the H200 one malloc in 256..2048 of a run class
+// ended in HEAP_CONTENTION). Each attempt is one atomicAdd of `run`. An aligned result is
+// the run. A misaligned one (another class bumped a different amount meanwhile) goes to
+// the pool with the padding bumped to realign the counter, and the next attempt starts
+// aligned unless someone bumps in between. Chunks at or past OURO_CHUNKS are never handed
+// out: an attempt that starts past the end undoes its add (so the counter never falls
+// below OURO_CHUNKS again once it reached it, as in ouro_chunk_alloc), one that straddles
+// the end keeps the counter above it and gives the chunks below the end to the pool.
 fn ouro_run_alloc(run: u32) -> u32 {
     if (run == 1u) {
         return ouro_chunk_alloc();
     }
     for (var attempt = 0u; attempt < OURO_RUN_ATTEMPTS; attempt++) {
-        let f = atomicLoad(&heap_meta[OURO_FRESH]);
-        let start = (f + run - 1u) & ~(run - 1u);
-        if (f >= OURO_CHUNKS || start + run > OURO_CHUNKS) {
+        let f = atomicAdd(&heap_meta[OURO_FRESH], run);
+        if (f >= OURO_CHUNKS) {
+            atomicSub(&heap_meta[OURO_FRESH], run);
             return OURO_NO_CHUNK;
         }
-        let x = atomicCompareExchangeWeak(&heap_meta[OURO_FRESH], f, start + run);
-        if (x.exchanged) {
-            for (var c = f; c < start; c++) {
-                ouro_chunk_free(c);
+        let end = min(f + run, OURO_CHUNKS);
+        if ((f & (run - 1u)) == 0u && f + run <= OURO_CHUNKS) {
+            return f;
+        }
+        ouro_pool_range(f, end);
+        if (f + run >= OURO_CHUNKS) {
+            return OURO_NO_CHUNK;
+        }
+        // Realign: bump the padding to the next multiple of run and pool it too.
+        let pad = (run - ((f + run) & (run - 1u))) & (run - 1u);
+        if (pad > 0u) {
+            let g = atomicAdd(&heap_meta[OURO_FRESH], pad);
+            if (g >= OURO_CHUNKS) {
+                atomicSub(&heap_meta[OURO_FRESH], pad);
+                return OURO_NO_CHUNK;
             }
-            return start;
+            ouro_pool_range(g, min(g + pad, OURO_CHUNKS));
+            if (g + pad >= OURO_CHUNKS) {
+                return OURO_NO_CHUNK;
+            }
         }
     }
     return OURO_CHUNK_CONTENDED;
+}
+
+// Gives fresh chunks [lo, hi) (fewer than 2 * the largest run) to the pool.
+fn ouro_pool_range(lo: u32, hi: u32) {
+    for (var c = lo; c < hi; c++) {
+        ouro_chunk_free(c);
+    }
+}
+
+// True when class k can get no more pages: none is free in its queue (semaphore count), and
+// no new chunk or run can be had (the class is at its chunk limit, or fresh memory cannot
+// hold one more aligned run and, for single chunks, the pool is empty). A malloc that ran
+// out of rounds asks this before it reports HEAP_CONTENTION, so that a wait that ends
+// because the heap is full is counted as out of memory (on the H200 most NULLs of a heap
+// filled with 16-byte blocks were counted as contention). A snapshot, as any NULL is: a
+// free right after it may make room again.
+fn ouro_class_exhausted(k: u32) -> bool {
+    let qm = ouro_queue_meta(k);
+    if (bsem_count(qm) > 0) {
+        return false;
+    }
+    if (atomicLoad(&heap_meta[qm + 4u]) >= ouro_chunk_limit(k)) {
+        return true;
+    }
+    let run = ouro_run_chunks(k);
+    let f = atomicLoad(&heap_meta[OURO_FRESH]);
+    if (run > 1u) {
+        return f >= OURO_CHUNKS || ((f + run - 1u) & ~(run - 1u)) + run > OURO_CHUNKS;
+    }
+    return f >= OURO_CHUNKS && bsem_count(ouro_queue_meta(OURO_POOL)) <= 0;
 }

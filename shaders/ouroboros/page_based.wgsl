@@ -14,7 +14,8 @@
 //
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait (bulk_semaphore.wgsl), the
 // producer's batch - 1 enqueues (at most one chunk's pages), and the queue's slot waits.
-// A malloc that runs out of rounds fails with HEAP_CONTENTION.
+// A malloc that runs out of rounds fails with HEAP_CONTENTION, or HEAP_OUT_OF_MEMORY if its
+// class can get no more pages (ouro_class_exhausted).
 
 const OURO_ROUNDS: u32 = 1024u;
 
@@ -76,6 +77,9 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
         }
     }
     bsem_abandon(qm, 1u, &st);
+    if (ouro_class_exhausted(k)) {
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    }
     return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
 }
 

@@ -29,7 +29,8 @@
 //
 // Loops, all bounded: VL_ROUNDS rounds of traversal or waiting per search, OURO_QC_ITEMS
 // stores to zero a chunk, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per item, and
-// VL_ROUNDS steps of pointer moving. A search that runs out fails; the caller reports it.
+// VL_ROUNDS steps of pointer moving, VL_ROUNDS steps of back's catch-up (vl_catch_up_back).
+// A search that runs out fails; the caller reports it.
 
 const VL_ROUNDS: u32 = 1024u;
 const VL_A_ONE: u32 = 0x10000u;
@@ -158,8 +159,11 @@ fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
             }
         }
         if (n != 0u) {
+            // waited is not reset: one search waits VQ_PTR_WAIT rounds for links in all, then
+            // links what it needs itself. Waiting that long for each of several missing links
+            // (many enqueuers far ahead of back on a GPU with ~270k threads in flight) used
+            // up VL_ROUNDS and failed the enqueue.
             c = n - 1u;
-            waited = 0u;
         }
     }
     return OURO_NO_CHUNK;
@@ -225,12 +229,53 @@ fn vl_finish(q: u32, c: u32, delta_add: u32, delta_sub: u32) {
     } else {
         after = atomicSub(&heap_meta[OURO_QC_COUNT + c], delta_sub) - delta_sub;
     }
-    // The enqueue that fills the chunk moves back; the last consumer moves front (if both
-    // happen at once, front: back only matters while the chunk is not drained).
+    // The enqueue that fills the chunk moves back; the last consumer moves front. Both can
+    // fall to one call: an enqueuer that finishes the last position by finding it abandoned
+    // (OQ_SKIP, so no item) fills and drains the chunk at once, and then moves both (front's
+    // drag of back alone misses back when front is still behind this chunk).
     let drained = after == OURO_QC_ITEMS * VL_A_ONE;
     let filled = delta_add != 0u && (after >> 16u) == OURO_QC_ITEMS;
-    if (drained || filled) {
-        vl_advance(q, c, !drained);
+    if (filled) {
+        vl_advance(q, c, true);
+    }
+    if (drained) {
+        vl_advance(q, c, false);
+    }
+    if (filled || drained) {
+        vl_catch_up_back(q);
+    }
+}
+
+// Moves back past every chunk that is filled or behind front. Needed because back's moves
+// race: a front move drags back along with a CAS that expects back at the chunk front
+// leaves; if that drag is delayed past the next front move (the next one's drag then fails,
+// as back is not there yet), the late drag leaves back behind front, where no filler's or
+// front's CAS will ever find it, and old frees its chunk after OURO_VL_TRAIL more moves.
+// Then every enqueue searches from a recycled chunk and fails (the H200's P-VL runs: all
+// frees of a round failing as out of memory). Called after every move, it repairs such a
+// lag long before old gets there. Bounded by VL_ROUNDS steps; no linking (chunks behind
+// front and filled chunks already have successors, or the walk stops).
+fn vl_catch_up_back(q: u32) {
+    let d = ouro_queue_meta(q);
+    for (var step = 0u; step < VL_ROUNDS; step++) {
+        let b = atomicLoad(&heap_meta[d + 6u]);
+        let f = atomicLoad(&heap_meta[d + 5u]);
+        if (b == 0u || f == 0u) {
+            return;
+        }
+        let bs = atomicLoad(&heap_meta[OURO_QC_START + b - 1u]);
+        let fs = atomicLoad(&heap_meta[OURO_QC_START + f - 1u]);
+        let behind = bitcast<i32>(fs - bs) > 0;
+        let filled = (atomicLoad(&heap_meta[OURO_QC_COUNT + b - 1u]) >> 16u) == OURO_QC_ITEMS;
+        if (!behind && !filled) {
+            return;
+        }
+        let n = atomicLoad(&heap_meta[OURO_QC_NEXT + b - 1u]);
+        if (n == 0u) {
+            return;
+        }
+        // Whoever wins, the next step reads back again.
+        atomicCompareExchangeWeak(&heap_meta[d + 6u], b, n);
     }
 }
 

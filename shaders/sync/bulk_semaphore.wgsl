@@ -23,18 +23,20 @@
 //     atomicAdd(n) when the taker finds fewer than n) and by atomicAdd(n) in signal. Each is
 //     one atomic on one word, so every unit signalled is taken at most once and no unit
 //     appears from nowhere: after a dispatch, C = initial + signalled - taken, exactly.
-//   - E and R share one word, so each of their updates (a CAS, or an atomicAdd/atomicSub of
-//     a field that the same invocation incremented earlier and that cannot underflow) is
-//     atomic with respect to both. Every E increment is matched by exactly one signal that
-//     retires it, every R increment by exactly one decrement, so E = R = 0 once all calls
-//     have returned.
+//   - E and R share one word, so each of their updates (an atomicAdd/atomicSub checked
+//     against the old value it returns and undone if it lost, or a single CAS attempt) is
+//     atomic with respect to both; no invocation retries a CAS until it wins. Every E
+//     increment is matched by exactly one signal (or undo) that retires it, every R
+//     increment by exactly one decrement, so E = R = 0 once all calls have returned.
 //   - E and R only decide WHO produces a batch and who waits. The decision reads C and then
-//     CASes word 1, so C may move in between. A stale C can make an invocation produce a
+//     updates word 1, so C may move in between. A stale C can make an invocation produce a
 //     batch that was not needed (the units still enter C: nothing lost) or reserve and wait
 //     for units that do not come; that wait is bounded (BSEM_WAIT_ROUNDS) and then turns its
 //     reservation into a batch of its own (it helps), so it cannot wait forever.
-//   - Saturation: an increment that would overflow a field is not made (the caller retries
-//     in its next round), so the fields never wrap into each other.
+//   - Saturation: a reservation is made only if R has room (checked by its CAS). An E
+//     increment past E_MAX is undone at once by the invocation that made it (it sees E in
+//     the old value); until then E's overflow has left the word (modulo 2^32), which only
+//     skews who produces. R never carries into E.
 //
 // Progress rule (DESIGN.md): nothing here loops. bsem_step does one bounded piece of work
 // per call; the caller drives it from its own bounded loop and puts its batch production
@@ -95,34 +97,55 @@ fn bsem_signal(s: u32, n: u32, batches: u32) {
     }
 }
 
-// Algorithm 2, lines 8-16, one CAS attempt: register a batch to produce when the expected
-// availability C + E * batch - R is below n, else reserve n units to wait for.
+// Algorithm 2, lines 8-16, one attempt: register a batch to produce when the expected
+// availability C + E * batch - R is below n, else try to reserve n units to wait for.
+//
+// No CAS retried until it wins: with thousands of invocations on one word, an invocation
+// can lose every CAS of the caller's bounded loop (on the H200, with 2048 mallocs of one
+// class, one in 2048 ended in HEAP_CONTENTION; none did on lavapipe's 8 lanes). Registering
+// a batch is an atomicAdd whose returned old value linearizes the decision (the invocation
+// re-checks against the E and R it replaced and undoes its add if it lost the race). A
+// reservation is a single CAS attempt; a lost one is a round of waiting (bsem_step counts
+// it), so after BSEM_WAIT_ROUNDS such rounds the invocation produces a batch instead.
 fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
-    let old = atomicLoad(&heap_meta[s + 1u]);
     let c = bsem_count(s);
-    let e = old >> BSEM_R_BITS;
-    let r = old & BSEM_R_MASK;
-    let avail = c + i32(e * batch) - i32(r);
-    // After BSEM_WAIT_ROUNDS rounds of waiting in all (waits that end because units seemed
-    // to arrive, only to be taken by others, add up), stop waiting: produce a batch.
-    if (avail < i32(n) || (*st).waited >= BSEM_WAIT_ROUNDS) {
-        if (e < BSEM_E_MAX) {
-            let x = atomicCompareExchangeWeak(&heap_meta[s + 1u], old, old + BSEM_E_ONE);
-            if (x.exchanged) {
-                return BSEM_ALLOCATE;
-            }
-        }
-        return BSEM_PENDING;
+    let seen = atomicLoad(&heap_meta[s + 1u]);
+    let seen_avail = c + i32((seen >> BSEM_R_BITS) * batch) - i32(seen & BSEM_R_MASK);
+    // After BSEM_WAIT_ROUNDS rounds of waiting in all, stop waiting: produce a batch.
+    let forced = (*st).waited >= BSEM_WAIT_ROUNDS;
+    if (seen_avail < i32(n) || forced) {
+        return bsem_register_batch(s, n, batch, c, forced);
     }
     if (c >= i32(n)) {
         return BSEM_PENDING; // units are there: take them next round
     }
+    // A reservation is one CAS attempt: if it loses, this round is over and counts as
+    // waited (bsem_step), so a starved reserver ends up producing after BSEM_WAIT_ROUNDS.
+    // (Reserving by atomicAdd made reservations succeed far more often under contention,
+    // and the resulting waits and helping made the chunk-based front end lose many more
+    // mallocs to contention on lavapipe.)
+    let r = seen & BSEM_R_MASK;
     if (r + n <= BSEM_R_MASK) {
-        let x = atomicCompareExchangeWeak(&heap_meta[s + 1u], old, old + n);
+        let x = atomicCompareExchangeWeak(&heap_meta[s + 1u], seen, seen + n);
         if (x.exchanged) {
             (*st).phase = BSEM_RESERVED;
         }
     }
+    return BSEM_PENDING;
+}
+
+// E += 1 by atomicAdd. E is the top field, so an add past E_MAX only carries out of the
+// word (arithmetic is modulo 2^32) and the undo restores it; R is never touched. Unless
+// `forced`, the batch is kept only if the E and R it replaced still call for it, judged
+// with the caller's reading of C, as a CAS of word 1 alone would have.
+fn bsem_register_batch(s: u32, n: u32, batch: u32, c: i32, forced: bool) -> u32 {
+    let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE);
+    let e = old >> BSEM_R_BITS;
+    let avail = c + i32(e * batch) - i32(old & BSEM_R_MASK);
+    if (e < BSEM_E_MAX && (forced || avail < i32(n))) {
+        return BSEM_ALLOCATE;
+    }
+    atomicSub(&heap_meta[s + 1u], BSEM_E_ONE);
     return BSEM_PENDING;
 }
 
@@ -147,22 +170,27 @@ fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
             if ((*st).waited < BSEM_WAIT_ROUNDS) {
                 return BSEM_PENDING;
             }
-            // Waited long enough: help. Our reservation becomes a batch we produce.
-            let old = atomicLoad(&heap_meta[s + 1u]);
+            // Waited long enough: help. Our reservation becomes a batch we produce, in one
+            // atomicAdd (R >= n holds our own n, so the subtraction borrows nothing).
+            let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE - n);
             if ((old >> BSEM_R_BITS) < BSEM_E_MAX) {
-                let x = atomicCompareExchangeWeak(&heap_meta[s + 1u], old, old - n + BSEM_E_ONE);
-                if (x.exchanged) {
-                    (*st).phase = BSEM_FRESH;
-                    return BSEM_ALLOCATE;
-                }
+                (*st).phase = BSEM_FRESH;
+                return BSEM_ALLOCATE;
             }
+            atomicSub(&heap_meta[s + 1u], BSEM_E_ONE - n);
             return BSEM_PENDING;
         }
     }
     if (bsem_try_take(s, n)) {
         return BSEM_GOT;
     }
-    return bsem_decide(s, n, batch, st);
+    let r = bsem_decide(s, n, batch, st);
+    if (r == BSEM_PENDING && (*st).phase == BSEM_FRESH) {
+        // Rounds without a reservation count too (units seen but taken by others, E at its
+        // cap): every kind of waiting ends in helping after BSEM_WAIT_ROUNDS rounds.
+        (*st).waited += 1u;
+    }
+    return r;
 }
 
 // Leaves a wait that ran out of rounds without units: drops its reservation, if any.

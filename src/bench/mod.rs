@@ -148,6 +148,9 @@ impl Options {
             heap_size: 64 << 20,
             oom_heap_size: 8 << 20,
             quick: true,
+            // llvmpipe compiles inside the first dispatch, up to ~100 s for the largest
+            // Ouroboros kernels on a cold shader cache.
+            watchdog: Duration::from_secs(300),
             ..Options::full()
         }
     }

@@ -89,6 +89,54 @@ impl AdapterDescription {
     }
 }
 
+/// A bind group layout of whole-buffer bindings 0, 1, ... for compute, one per kind.
+pub(crate) fn buffer_group_layout(
+    device: &wgpu::Device,
+    label: &str,
+    kinds: &[wgpu::BufferBindingType],
+) -> wgpu::BindGroupLayout {
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, &ty)| wgpu::BindGroupLayoutEntry {
+            binding: i as u32,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        })
+        .collect();
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &entries,
+    })
+}
+
+/// A bind group of `layout` binding each of `buffers` whole, at bindings 0, 1, ...
+pub(crate) fn buffer_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[&wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &entries,
+    })
+}
+
 /// Waits for `submission` for at most `timeout`.
 ///
 /// On timeout the device is leaked on purpose: the hung work keeps running, and dropping a

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
-use crate::gpu::{read_buffer, submit_and_wait, Gpu};
+use crate::gpu::{buffer_group, buffer_group_layout, read_buffer, submit_and_wait, Gpu};
 use crate::heap::GpuHeap;
 use crate::stats::Failures;
 use crate::{HeapConfig, Statistics};
@@ -146,27 +146,12 @@ impl Engine {
         let blocks = threads.div_ceil(SCAN_BLOCK as u64);
         let offsets = buffer("bench offsets", (threads + blocks) * 4, storage);
         let flat = buffer("bench flat", capacity.flat_bytes, storage);
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
         let rw = wgpu::BufferBindingType::Storage { read_only: false };
-        let group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("bench"),
-            entries: &[
-                entry(0, wgpu::BufferBindingType::Uniform),
-                entry(1, rw),
-                entry(2, rw),
-                entry(3, rw),
-                entry(4, rw),
-            ],
-        });
+        let group_layout = buffer_group_layout(
+            &device,
+            "bench",
+            &[wgpu::BufferBindingType::Uniform, rw, rw, rw, rw],
+        );
         let subgroups = device.features().contains(wgpu::Features::SUBGROUP);
         let module = heap.library_module(if subgroups {
             "bench/subgroup.wgsl"
@@ -215,10 +200,11 @@ impl Engine {
                 );
                 (set, resolve)
             });
-        let group = Self::bind(
+        let group = buffer_group(
             &device,
+            "bench",
             &group_layout,
-            [&params, &ptrs, &tally, &flat, &offsets],
+            &[&params, &ptrs, &tally, &flat, &offsets],
         );
         Ok(Engine {
             period_ns: gpu.queue.get_timestamp_period() as f64,
@@ -238,26 +224,6 @@ impl Engine {
             scan,
             timestamps,
             watchdog,
-        })
-    }
-
-    fn bind(
-        device: &wgpu::Device,
-        layout: &wgpu::BindGroupLayout,
-        buffers: [&wgpu::Buffer; 5],
-    ) -> wgpu::BindGroup {
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("bench"),
-            layout,
-            entries: &entries,
         })
     }
 
@@ -329,10 +295,11 @@ impl Engine {
 
     /// The baseline's last step: writes into `output` at the scanned offsets.
     pub fn workgen_write(&self, params: Params, output: &wgpu::Buffer) -> Result<f64> {
-        let group = Self::bind(
+        let group = buffer_group(
             &self.device,
+            "bench baseline",
             &self.group_layout,
-            [&self.params, &self.ptrs, &self.tally, output, &self.offsets],
+            &[&self.params, &self.ptrs, &self.tally, output, &self.offsets],
         );
         let pipeline = self.pipeline(Kernel::WorkgenWrite)?;
         let groups = params.threads.div_ceil(WORKGROUP).max(1);

@@ -262,19 +262,11 @@ fn copy_method(gpu: &Gpu, options: &GrowOptions) -> Result<Vec<GrowStep>> {
         label: Some("grow-bench copy touch"),
         source: wgpu::ShaderSource::Wgsl(BUFFER_TOUCH.into()),
     });
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("grow-bench copy"),
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }],
-    });
+    let layout = crate::gpu::buffer_group_layout(
+        device,
+        "grow-bench copy",
+        &[wgpu::BufferBindingType::Storage { read_only: false }],
+    );
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("grow-bench copy"),
         bind_group_layouts: &[Some(&layout)],

@@ -6,7 +6,7 @@ use std::time::Duration;
 use bytemuck::{Pod, Zeroable};
 
 use crate::error::Result;
-use crate::gpu::{read_buffer, submit_and_wait, Gpu};
+use crate::gpu::{buffer_group, buffer_group_layout, read_buffer, submit_and_wait, Gpu};
 use crate::heap::GpuHeap;
 use crate::layout::UNIT_BYTES;
 use crate::HeapConfig;
@@ -104,43 +104,13 @@ impl Harness {
             TALLY_WORDS as u64 * 4,
             wgpu::BufferUsages::STORAGE | usage,
         );
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
         let storage = wgpu::BufferBindingType::Storage { read_only: false };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("conformance"),
-            entries: &[
-                entry(0, wgpu::BufferBindingType::Uniform),
-                entry(1, storage),
-                entry(2, storage),
-            ],
-        });
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("conformance"),
-            layout: &layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: slots.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: tally.as_entire_binding(),
-                },
-            ],
-        });
+        let layout = buffer_group_layout(
+            &device,
+            "conformance",
+            &[wgpu::BufferBindingType::Uniform, storage, storage],
+        );
+        let group = buffer_group(&device, "conformance", &layout, &[&params, &slots, &tally]);
         let module = heap.library_module("conformance/kernels.wgsl")?;
         let pipeline = |entry: &str| heap.compute_pipeline(entry, &module, entry, &[(1, &layout)]);
         Ok(Harness {

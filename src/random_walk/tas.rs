@@ -19,7 +19,7 @@ use std::time::Duration;
 use bytemuck::{Pod, Zeroable};
 
 use crate::error::{Error, Result};
-use crate::gpu::{read_buffer, submit_and_wait, Gpu};
+use crate::gpu::{buffer_group, buffer_group_layout, read_buffer, submit_and_wait, Gpu};
 use crate::{GpuHeap, HeapConfig, Strategy};
 
 /// Mirrors `TasParams` in shaders/random_walk/tas.wgsl.
@@ -223,37 +223,15 @@ impl Tool {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("tas"),
-            entries: &[
-                entry(0, wgpu::BufferBindingType::Uniform),
-                entry(1, wgpu::BufferBindingType::Storage { read_only: false }),
+        let layout = buffer_group_layout(
+            device,
+            "tas",
+            &[
+                wgpu::BufferBindingType::Uniform,
+                wgpu::BufferBindingType::Storage { read_only: false },
             ],
-        });
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("tas"),
-            layout: &layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: out.as_entire_binding(),
-                },
-            ],
-        });
+        );
+        let group = buffer_group(device, "tas", &layout, &[&params, &out]);
         let module = heap.library_module("random_walk/tas.wgsl")?;
         let prefill =
             heap.compute_pipeline("tas_prefill", &module, "tas_prefill", &[(1, &layout)])?;

@@ -360,6 +360,30 @@ fn churn(
     Ok(())
 }
 
+/// After a free pass over every live slot: nothing may be left live where free releases
+/// memory; bump, which releases nothing, gets its capacity back by a reset (after its
+/// statistics are checked).
+fn expect_all_freed(
+    h: &Harness,
+    strategy: Strategy,
+    checks: &mut Checks,
+    what: &str,
+) -> crate::Result<()> {
+    checks.placement_and_tally(h, &format!("{what}, after free"))?;
+    let stats = h.heap.stats()?;
+    if strategy.reuses_memory() {
+        checks.equal(
+            &format!("{what}: live after freeing all"),
+            (stats.allocations_live, stats.bytes_live),
+            (0, 0),
+        );
+    } else {
+        checks.finish(&stats);
+        h.heap.reset()?;
+    }
+    Ok(())
+}
+
 fn exhaustion(
     gpu: &Gpu,
     strategy: Strategy,
@@ -415,20 +439,8 @@ fn exhaustion(
             0,
         );
         h.free(p)?;
-        checks.placement_and_tally(&h, &format!("{pass}, after free"))?;
-        let stats = h.heap.stats()?;
-        if strategy.reuses_memory() {
-            // The second fill runs on the freed heap: full capacity must come back by free.
-            checks.equal(
-                &format!("{pass}: live after freeing all"),
-                (stats.allocations_live, stats.bytes_live),
-                (0, 0),
-            );
-        } else {
-            // Bump never reuses: reset is how its capacity comes back.
-            checks.finish(&stats);
-            h.heap.reset()?;
-        }
+        // The second fill runs on the freed heap: full capacity must come back.
+        expect_all_freed(&h, strategy, checks, pass)?;
     }
     if strategy.reuses_memory() {
         checks.finish(&h.heap.stats()?);
@@ -855,19 +867,7 @@ fn growth_with(
 
     // 6. Free everything and trim back to the initial size.
     h.free(p)?;
-    checks.placement_and_tally(&h, &format!("{tag}, after free"))?;
-    let stats = h.heap.stats()?;
-    if strategy.reuses_memory() {
-        checks.equal(
-            &format!("{tag}: live after freeing all"),
-            (stats.allocations_live, stats.bytes_live),
-            (0, 0),
-        );
-    } else {
-        // Bump releases only past its head: a reset takes the head back.
-        checks.finish(&stats);
-        h.heap.reset()?;
-    }
+    expect_all_freed(&h, strategy, checks, &tag)?;
     let released = h.heap.trim()? + released;
     checks.equal(&format!("{tag}: released by trim"), released, 6 * SEGMENT);
     checks.equal(

@@ -152,7 +152,7 @@ fn run(gpu: &Gpu, threads: u32, rounds: u32, batch: u32, dispatches: u32) -> Out
             device,
             &gpu.queue,
             encoder,
-            Duration::from_secs(120),
+            Duration::from_secs(300),
             "bulk semaphore stress (hung: a wait is not bounded)",
         )
         .unwrap();

@@ -97,7 +97,6 @@ fn check(strategy: Strategy) {
         .compute_pipeline("mixed", &module, "mixed", &[(1, &layout)])
         .unwrap();
     let threads = 32_768u32;
-    let mut contention_before = 0;
     for _ in 0..2 {
         let mut encoder = device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&tally, 0, None);
@@ -108,7 +107,7 @@ fn check(strategy: Strategy) {
             pass.set_bind_group(1, &group, &[]);
             pass.dispatch_workgroups(threads / 64, 1, 1);
         }
-        submit_and_wait(device, queue, encoder, Duration::from_secs(120), "mixed").unwrap();
+        submit_and_wait(device, queue, encoder, Duration::from_secs(300), "mixed").unwrap();
         let bytes = read_buffer(device, queue, &tally, 0, 16, Duration::from_secs(10)).unwrap();
         let t: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
         let stats = heap.stats().unwrap();
@@ -117,26 +116,8 @@ fn check(strategy: Strategy) {
         assert_eq!(t[2], 0, "blocks handed to two invocations at once");
         assert_eq!(t[3], 0, "frees not OK");
         assert_eq!((stats.allocations_live, stats.bytes_live), (0, 0));
-        if strategy == Strategy::OuroCS {
-            // Known weakness (see chunk_based.wgsl): on lavapipe 0 to 76 mallocs of these
-            // 262,144 per dispatch have run out of rounds (more when the machine is
-            // loaded). Allowed here up to 0.1%, and only as counted contention.
-            let f = stats.failures;
-            assert_eq!(
-                (f.out_of_memory, f.invalid_request, f.invalid_free),
-                (0, 0, 0)
-            );
-            assert_eq!(
-                t[1] as u64,
-                f.contention - contention_before,
-                "NULLs are contention"
-            );
-            assert!(t[1] <= threads * 8 / 1000, "{} mallocs failed", t[1]);
-            contention_before = f.contention;
-        } else {
-            assert_eq!(t[1], 0, "NULLs from malloc");
-            assert_eq!(stats.failures, Default::default());
-        }
+        assert_eq!(t[1], 0, "NULLs from malloc");
+        assert_eq!(stats.failures, Default::default());
     }
 }
 
@@ -263,7 +244,7 @@ fn ouro_c_s_returns_empty_chunks_to_the_pool() {
             pass.set_bind_group(1, &group, &[]);
             pass.dispatch_workgroups(n.div_ceil(64), 1, 1);
         }
-        submit_and_wait(device, queue, encoder, Duration::from_secs(120), "reuse").unwrap();
+        submit_and_wait(device, queue, encoder, Duration::from_secs(300), "reuse").unwrap();
         let b = read_buffer(device, queue, &ok, 0, 4, Duration::from_secs(10)).unwrap();
         u32::from_le_bytes([b[0], b[1], b[2], b[3]])
     };

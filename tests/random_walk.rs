@@ -383,7 +383,7 @@ fn rw_malloc_utilisation_floor() {
         4 << 20,
         16,
         &[24, 100, 1000, 3000, 50_000],
-        Duration::from_secs(120),
+        Duration::from_secs(300),
     )
     .unwrap();
     for r in &rows {

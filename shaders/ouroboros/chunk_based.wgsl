@@ -10,9 +10,10 @@
 //
 // State per chunk c (heap_meta): OURO_CB_COUNT + c free pages not yet claimed (i32;
 // OURO_CB_RETIRED, plus walkers' momentary decrements, while c is not a chunk-based page
-// chunk: set for every chunk by the init pass and restored when a chunk is retired), OURO_CB_QUEUED + c 1 while a token is in the
-// queue or being placed, OURO_CB_POS + c the ring slot of its token, OURO_CB_BITS + c *
-// OURO_CB_WORDS the bitmask (bit set = page free).
+// chunk: set for every chunk by the init pass and restored when a chunk is retired),
+// OURO_CB_QUEUED + c its token state (none, queued or being placed, retired),
+// OURO_CB_POS + c the ring slot of its token, OURO_CB_BITS + c * OURO_CB_WORDS the bitmask
+// (bit set = page free).
 //
 // Queue use differs from the page-based front end: the ring is a set of tokens with a scan
 // hint (front) and an insertion cursor (back). Tokens are removed where they lie, so the
@@ -23,24 +24,37 @@
 // Invariants
 //   - A page's bit is set before its count unit exists and cleared only by the invocation
 //     that decremented the count, so a successful decrement always finds a set bit.
+//   - A chunk has at most one token, and none while it is retired: the token state moves
+//     NONE -> QUEUED only by the invocation that then places the token, and retirement takes
+//     it to RETIRED, from NONE or by removing the token. (Without this, a free that found the
+//     count at zero could place its token after a concurrent retirement; in lockstep SIMD
+//     execution this happened whenever the lanes of one group freed a whole small-batch
+//     chunk. Such tokens were never removed, filled the ring, and the insertions that then
+//     failed hid chunks with free pages: the contention failures seen under mixed traffic.)
 //   - A token of a chunk that was returned to the pool and reused may still be read by a
 //     walker that loaded it just before; the walker checks the chunk's class after its
 //     decrement and undoes it if the chunk changed hands.
 //
-// Known weakness: under mixed malloc/free traffic in one dispatch on lavapipe, 0 to 76 of
-// 262,144 mallocs (up to 0.03%) run out of rounds (HEAP_CONTENTION): their walks found no
-// token for the free pages the semaphore promised, cause not yet found
-// (tests/ouroboros_mixed.rs). Separate malloc and free dispatches (the conformance suite)
-// have shown none.
-//
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait; a walk of at most one lap of
-// the ring; OURO_CB_WORDS words of bitmask with 32 claim attempts each; one lap of
-// the ring per insertion. A malloc whose walks keep failing gives its unit back each time and
-// after OURO_ROUNDS rounds fails with HEAP_CONTENTION (HEAP_OUT_OF_MEMORY if its class can
-// get no more pages: ouro_class_exhausted).
+// the ring; OURO_CB_WORDS words of bitmask with 32 claim attempts each; one lap of the ring
+// per insertion; two passes of cb_requeue. A malloc whose walks miss OURO_CB_HELP_MISSES
+// times, or that runs out of rounds, produces a chunk itself (bsem_help); only if even that
+// cannot be registered (E at its cap) does it fail, with HEAP_CONTENTION, or
+// HEAP_OUT_OF_MEMORY if its class can get no more pages (ouro_class_exhausted).
 
 const OURO_CB_RETIRED: i32 = -16777216;
 const OURO_CB_NONE: u32 = 0xffffffffu;
+// Token states (OURO_CB_QUEUED + c). A chunk has at most one token: only the invocation that
+// moves the state from NONE to QUEUED (or cb_produce, which owns a chunk fresh from the
+// pool) places one, and only the one that removes it moves the state back. RETIRED is set
+// by retirement and kept while the chunk is in the pool, so that a late requeue from the
+// chunk's previous life cannot claim it (cb_produce resets it).
+const OURO_CB_TOKEN_NONE: u32 = 0u;
+const OURO_CB_TOKEN_QUEUED: u32 = 1u;
+const OURO_CB_TOKEN_RETIRED: u32 = 2u;
+// Failed walks (the semaphore promised a page, the ring showed none) before a malloc stops
+// taking units and produces a chunk itself.
+const OURO_CB_HELP_MISSES: u32 = 8u;
 
 fn cb_words(k: u32) -> u32 {
     return (ouro_batch(k) + 31u) / 32u;
@@ -66,17 +80,39 @@ fn cb_enqueue(k: u32, c: u32) -> bool {
             }
         }
     }
-    atomicStore(&heap_meta[OURO_CB_QUEUED + c], 0u);
+    atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     return false;
 }
 
-// Puts a token for c in the queue unless one is there or being placed.
+// Puts a token for c in the queue of class k unless one is there or being placed, or the
+// chunk is being retired (OURO_CB_TOKEN_RETIRED). The caller saw c's count leave zero while c
+// was in class k, but it may have been slow: meanwhile c can have been retired and handed to
+// another class. So the class is checked after the token state is claimed; if c moved, the
+// claim is dropped and the token, if c's count calls for one, is placed in the queue of the
+// class c is in now (the same as a DEQUEUE-mode remover does). Two passes at most: the
+// second starts from the class that was just read.
 fn cb_requeue(k: u32, c: u32) {
-    if (atomicLoad(&heap_meta[OURO_CB_QUEUED + c]) == 0u) {
-        let x = atomicCompareExchangeWeak(&heap_meta[OURO_CB_QUEUED + c], 0u, 1u);
-        if (x.exchanged) {
-            cb_enqueue(k, c);
+    var cls = k;
+    for (var attempt = 0u; attempt < 2u; attempt++) {
+        if (atomicLoad(&heap_meta[OURO_CB_QUEUED + c]) != OURO_CB_TOKEN_NONE) {
+            return;
         }
+        let x = atomicCompareExchangeWeak(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE, OURO_CB_TOKEN_QUEUED);
+        if (!x.exchanged) {
+            return;
+        }
+        let owner = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
+        if (owner == cls + 1u) {
+            cb_enqueue(cls, c);
+            return;
+        }
+        // c changed hands: release the claim (an exchange, so that the count load stays
+        // after it), then requeue for the new owner if it has free pages on c.
+        atomicExchange(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
+        if (owner == 0u || owner - 1u >= OURO_BASE_CLASSES || bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) <= 0) {
+            return;
+        }
+        cls = owner - 1u;
     }
 }
 
@@ -126,7 +162,7 @@ fn cb_find(k: u32, spread: u32) -> u32 {
                 let x = atomicCompareExchangeWeak(&heap_meta[slot], v, OQ_EMPTY);
                 if (x.exchanged) {
                     // An exchange, not a store: the load below must not move before it.
-                    atomicExchange(&heap_meta[OURO_CB_QUEUED + c], 0u);
+                    atomicExchange(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
                     if (bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) > 0) {
                         cb_requeue(k, c);
                     }
@@ -188,10 +224,10 @@ fn cb_produce(k: u32) -> HeapAlloc {
     atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED));
     atomicStore(&heap_meta[OURO_CHUNK_INFO + c], k + 1u);
     if (batch > 1u) {
-        atomicStore(&heap_meta[OURO_CB_QUEUED + c], 1u);
+        atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_QUEUED);
         cb_enqueue(k, c);
     } else {
-        atomicStore(&heap_meta[OURO_CB_QUEUED + c], 0u);
+        atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     }
     bsem_signal(qm, batch - 1u, 1u);
     return ouro_grant(c << OURO_CHUNK_SHIFT, ouro_page_units(k));
@@ -202,6 +238,7 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
     let batch = ouro_batch(k);
     var st = bsem_new_wait();
     var spread = heap_hash(atomicAdd(&heap_meta[qm + 5u], 1u));
+    var misses = 0u;
     for (var round = 0u; round < OURO_ROUNDS; round++) {
         let r = bsem_step(qm, 1u, batch, &st);
         if (r == BSEM_GOT) {
@@ -209,13 +246,23 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             if (unit != OURO_CB_NONE) {
                 return ouro_grant(unit, ouro_page_units(k));
             }
-            bsem_signal(qm, 1u, 0u); // not found this time: give the unit back, try again
+            // The page the unit stands for is out of sight (a walker's momentary decrement
+            // hides it, or its token is still being placed): give the unit back; after a
+            // few such misses, help instead of waiting on (DESIGN.md, the progress rule).
+            bsem_signal(qm, 1u, 0u);
             spread += 1u;
+            misses += 1u;
+            if (misses >= OURO_CB_HELP_MISSES && bsem_help(qm)) {
+                return cb_produce(k);
+            }
         } else if (r == BSEM_ALLOCATE) {
             return cb_produce(k);
         }
     }
     bsem_abandon(qm, 1u, &st);
+    if (bsem_help(qm)) {
+        return cb_produce(k); // out of rounds: one last production (or out of memory)
+    }
     if (ouro_class_exhausted(k)) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
@@ -238,14 +285,21 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
         // the ones before; the chunk then stays in its class.
         let x = atomicCompareExchangeWeak(&heap_meta[OURO_CB_COUNT + c], batch, bitcast<u32>(OURO_CB_RETIRED));
         if (x.exchanged) {
-            var token_gone = atomicLoad(&heap_meta[OURO_CB_QUEUED + c]) == 0u;
-            if (!token_gone) {
+            // Take the token state to retired: straight from "no token" (then no requeue can
+            // start: cb_requeue only claims "no token"), or by removing the token where it
+            // was placed. A token still being placed (its position not yet recorded) cannot
+            // be removed: the retirement is undone and the chunk stays in its class.
+            let q = atomicCompareExchangeWeak(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE, OURO_CB_TOKEN_RETIRED);
+            var token_gone = q.exchanged;
+            if (!token_gone && q.old_value == OURO_CB_TOKEN_QUEUED) {
                 let slot = atomicLoad(&heap_meta[OURO_CB_POS + c]);
                 let y = atomicCompareExchangeWeak(&heap_meta[slot], c + 1u, OQ_EMPTY);
-                token_gone = y.exchanged;
+                if (y.exchanged) {
+                    atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_RETIRED);
+                    token_gone = true;
+                }
             }
             if (token_gone) {
-                atomicStore(&heap_meta[OURO_CB_QUEUED + c], 0u);
                 atomicSub(&heap_meta[qm + 4u], 1u);
                 ouro_chunk_free(c);
                 retired = true;

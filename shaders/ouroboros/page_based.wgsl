@@ -14,10 +14,15 @@
 //
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait (bulk_semaphore.wgsl), the
 // producer's batch - 1 enqueues (at most one chunk's pages), and the queue's slot waits.
-// A malloc that runs out of rounds fails with HEAP_CONTENTION, or HEAP_OUT_OF_MEMORY if its
-// class can get no more pages (ouro_class_exhausted).
+// A malloc that misses OURO_P_HELP_MISSES pages it was promised, or runs out of rounds,
+// produces a batch itself (bsem_help); only if even that cannot be registered (E at its
+// cap) does it fail, with HEAP_CONTENTION, or HEAP_OUT_OF_MEMORY if its class can get no
+// more pages (ouro_class_exhausted).
 
 const OURO_ROUNDS: u32 = 1024u;
+// Units taken whose page was not in its slot in time, before a malloc produces a batch
+// itself instead of taking more.
+const OURO_P_HELP_MISSES: u32 = 8u;
 
 // Produces a batch for class k (the semaphore told this invocation to): a chunk or run,
 // its first page for the caller, the rest into the queue.
@@ -63,6 +68,7 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     var st = bsem_new_wait();
+    var misses = 0u;
     for (var round = 0u; round < OURO_ROUNDS; round++) {
         let r = bsem_step(qm, 1u, batch, &st);
         if (r == BSEM_GOT) {
@@ -70,13 +76,21 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
             if (v != OQ_EMPTY) {
                 return ouro_grant(heap_unit_of(v), ouro_page_units(k));
             }
-            // Gave up on a late slot: its page moves elsewhere; give the unit back.
+            // Gave up on a late slot: its page moves elsewhere; give the unit back. After a
+            // few such misses, help instead of waiting on (DESIGN.md, the progress rule).
             bsem_signal(qm, 1u, 0u);
+            misses += 1u;
+            if (misses >= OURO_P_HELP_MISSES && bsem_help(qm)) {
+                return ouro_p_produce(k);
+            }
         } else if (r == BSEM_ALLOCATE) {
             return ouro_p_produce(k);
         }
     }
     bsem_abandon(qm, 1u, &st);
+    if (bsem_help(qm)) {
+        return ouro_p_produce(k); // out of rounds: one last production (or out of memory)
+    }
     if (ouro_class_exhausted(k)) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }

@@ -6,6 +6,7 @@
 //   bsem_step(s, n, batch, st) -> u32  one round of wait(n, batch): BSEM_GOT, BSEM_ALLOCATE
 //                                      (the caller must produce a batch now) or BSEM_PENDING
 //   bsem_abandon(s, n, st)             leave a wait that ran out of rounds (drops a reservation)
+//   bsem_help(s) -> bool               register a batch unconditionally: the caller produces it
 //   bsem_signal(s, n, batches)         add n units to C and retire `batches` expected batches
 //   bsem_count(s) -> i32               C, for readers and tests
 //
@@ -191,6 +192,13 @@ fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
         (*st).waited += 1u;
     }
     return r;
+}
+
+// For a caller whose units keep eluding it (it took them, but the storage behind them was
+// not there to be found): register one batch to produce, whatever C says, unless E is at
+// its cap. True: produce it and signal as after BSEM_ALLOCATE.
+fn bsem_help(s: u32) -> bool {
+    return bsem_register_batch(s, 0u, 0u, 0, true) == BSEM_ALLOCATE;
 }
 
 // Leaves a wait that ran out of rounds without units: drops its reservation, if any.

@@ -243,14 +243,23 @@ impl HeapLayout {
         self.committed_bytes(self.initial_segments)
     }
 
-    /// 16-byte units of the strategy's free count (a page or RW_malloc unit; 1 for bump).
+    /// 16-byte units of the strategy's free count (a page or RW_malloc unit; 1 for bump;
+    /// a chunk for Ouroboros, whose free count is its fresh chunks).
     pub(crate) fn item_units(&self) -> u64 {
+        if let Some(o) = &self.ouro {
+            return o.chunk_units as u64;
+        }
         self.walk.map_or(1, |w| w.item_units as u64)
     }
 
     /// Invocations of the trim check between `to` and `from` committed units: one per
-    /// bitmap word (32 pages or units) of the random walks, one for bump.
+    /// bitmap word (32 pages or units) of the random walks, one for bump, one per chunk
+    /// for Ouroboros.
     pub(crate) fn trim_check_invocations(&self, to_units: u64, from_units: u64) -> u32 {
+        if let Some(o) = &self.ouro {
+            let units = o.chunk_units as u64;
+            return (from_units.div_ceil(units) - to_units / units).max(1) as u32;
+        }
         match self.walk {
             None => 1,
             Some(_) => {

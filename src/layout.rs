@@ -726,6 +726,43 @@ mod tests {
     }
 
     #[test]
+    fn growable_ouroboros_plans_its_tables_for_the_maximum() {
+        for strategy in [
+            Strategy::OuroPS,
+            Strategy::OuroPVA,
+            Strategy::OuroPVL,
+            Strategy::OuroCS,
+        ] {
+            let c = HeapConfig::new(2 << 20)
+                .max_size(8 << 20)
+                .strategy(strategy);
+            let l = HeapLayout::plan(&c, &caps(128 << 20, true)).unwrap();
+            let fixed = HeapLayout::plan(
+                &HeapConfig::new(8 << 20).strategy(strategy),
+                &caps(128 << 20, true),
+            )
+            .unwrap();
+            let (o, f) = (l.ouro.as_ref().unwrap(), fixed.ouro.as_ref().unwrap());
+            // Chunks, live bits, rings and chunk limits as for a fixed heap of the maximum.
+            assert_eq!(o.chunks, 1024, "{strategy}");
+            assert_eq!(
+                (&o.rings, &o.chunk_limit, o.live_bits, o.cb_meta, o.qc_words),
+                (&f.rings, &f.chunk_limit, f.live_bits, f.cb_meta, f.qc_words),
+                "{strategy}"
+            );
+            // Runs fit one 2 MiB segment; the watermark counts chunks; one check per chunk.
+            assert_eq!(l.max_alloc, 64 << 10, "{strategy}");
+            assert_eq!(l.item_units(), 512, "{strategy}");
+            assert_eq!(
+                l.trim_check_invocations(1 << 17, 2 << 17),
+                256,
+                "{strategy}"
+            );
+            assert!(l.config_wgsl().contains("#define GPU_HEAP_GROWABLE"));
+        }
+    }
+
+    #[test]
     fn growable_stride_doubles_to_fit_the_bindings() {
         // 64 MiB to 8 GiB would be 128 segments; the device binds at most 63.
         let c = HeapConfig::new(64 << 20).max_size(8 << 30);

@@ -77,6 +77,8 @@ fn low_watermark_raises_pressure_and_maintain_grows() {
         Strategy::RwBm,
         Strategy::RwMalloc,
         Strategy::OuroPS,
+        Strategy::OuroPVA,
+        Strategy::OuroPVL,
         Strategy::OuroCS,
     ] {
         let config = HeapConfig::new(1 << 20)

@@ -107,8 +107,10 @@ fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
     if (c >= min(atomicLoad(&heap_meta[OURO_FRESH]), OURO_CHUNKS)) {
         return true; // never handed out
     }
+    // c lies below the old end (the host plans ceil(from / chunk) - to / chunk checks), so
+    // first < from_units; no sum that could wrap on a 64 GiB heap.
     let first = c << OURO_CHUNK_SHIFT;
-    if (ouro_live_in(first, min(first + OURO_CHUNK_UNITS, from_units))) {
+    if (ouro_live_in(first, first + min(OURO_CHUNK_UNITS, from_units - first))) {
         return false;
     }
     let info = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
@@ -156,7 +158,11 @@ fn strategy_trim(from_units: u32, to_units: u32) {
     // Classes owning chunks (page chunks or runs) in the range: at most 28 classes
     // (log2 of HEAP_MAX_ALLOC / 16 + 1), so one mask word holds them.
     var classes = 0u;
-    let stop = min(min(fresh, (from_units + OURO_CHUNK_UNITS - 1u) >> OURO_CHUNK_SHIFT), OURO_CHUNKS);
+    var old_end = from_units >> OURO_CHUNK_SHIFT;
+    if ((from_units & (OURO_CHUNK_UNITS - 1u)) != 0u) {
+        old_end += 1u; // a short last segment: its partial chunk (never handed out)
+    }
+    let stop = min(min(fresh, old_end), OURO_CHUNKS);
     for (var c = to_chunk; c < stop; c++) {
         let info = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
         if (info != 0u && info - 1u < OURO_CLASSES) {

@@ -501,3 +501,34 @@ fn ouroboros_grow_after_a_straddling_run() {
         assert_eq!(stats.allocations_live, 122 + 16 + 6, "{strategy}");
     }
 }
+
+/// A reserved maximum that is not a whole number of chunks: the last segment (4 KiB) holds
+/// no whole chunk, so nothing is ever handed out there, and trim releases it at once.
+#[test]
+fn ouroboros_short_last_segment() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    const MIB: u64 = 1 << 20;
+    for strategy in [Strategy::OuroPS, Strategy::OuroCS] {
+        let config = HeapConfig::new(MIB)
+            .max_size(2 * MIB + 4096)
+            .max_segment_size(MIB)
+            .strategy(strategy);
+        let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        assert_eq!(heap.layout().segment_count(), 3, "{strategy}");
+        assert_eq!(heap.grow_to(2 * MIB + 4096).unwrap(), 2 * MIB + 4096);
+        let runs = run(&gpu, &heap, "alloc_run", &[0; 40]);
+        let ok: Vec<u32> = runs.iter().copied().filter(|&h| h != 0).collect();
+        assert_eq!(ok.len(), 32, "{strategy}: 2 MiB of runs");
+        assert!(ok.iter().all(|&h| (h as u64 - 1) * 16 + 65536 <= 2 * MIB));
+        assert_eq!(
+            heap.trim().unwrap(),
+            4096,
+            "{strategy}: the short segment only"
+        );
+        run(&gpu, &heap, "release", &runs);
+        assert_eq!(heap.trim().unwrap(), MIB, "{strategy}: after freeing");
+        let again = run(&gpu, &heap, "alloc_run", &[0; 40]);
+        assert_eq!(again.iter().filter(|&&h| h != 0).count(), 16, "{strategy}");
+        assert_eq!(heap.stats().unwrap().failures.contention, 0, "{strategy}");
+    }
+}

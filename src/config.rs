@@ -121,7 +121,15 @@ impl Strategy {
     pub fn supports_growth(self) -> bool {
         matches!(
             self,
-            Strategy::Bump | Strategy::RwBm | Strategy::Rw | Strategy::Corw | Strategy::RwMalloc
+            Strategy::Bump
+                | Strategy::RwBm
+                | Strategy::Rw
+                | Strategy::Corw
+                | Strategy::RwMalloc
+                | Strategy::OuroPS
+                | Strategy::OuroPVA
+                | Strategy::OuroPVL
+                | Strategy::OuroCS
         )
     }
 }

@@ -243,14 +243,23 @@ impl HeapLayout {
         self.committed_bytes(self.initial_segments)
     }
 
-    /// 16-byte units of the strategy's free count (a page or RW_malloc unit; 1 for bump).
+    /// 16-byte units of the strategy's free count (a page or RW_malloc unit; 1 for bump;
+    /// a chunk for Ouroboros, whose free count is its fresh chunks).
     pub(crate) fn item_units(&self) -> u64 {
+        if let Some(o) = &self.ouro {
+            return o.chunk_units as u64;
+        }
         self.walk.map_or(1, |w| w.item_units as u64)
     }
 
     /// Invocations of the trim check between `to` and `from` committed units: one per
-    /// bitmap word (32 pages or units) of the random walks, one for bump.
+    /// bitmap word (32 pages or units) of the random walks, one for bump, one per chunk
+    /// for Ouroboros.
     pub(crate) fn trim_check_invocations(&self, to_units: u64, from_units: u64) -> u32 {
+        if let Some(o) = &self.ouro {
+            let units = o.chunk_units as u64;
+            return (from_units.div_ceil(units) - to_units / units).max(1) as u32;
+        }
         match self.walk {
             None => 1,
             Some(_) => {
@@ -714,6 +723,43 @@ mod tests {
         assert!(!fixed.growable);
         assert_eq!(fixed.initial_segments, fixed.segment_count());
         assert!(!fixed.config_wgsl().contains("GPU_HEAP_GROWABLE"));
+    }
+
+    #[test]
+    fn growable_ouroboros_plans_its_tables_for_the_maximum() {
+        for strategy in [
+            Strategy::OuroPS,
+            Strategy::OuroPVA,
+            Strategy::OuroPVL,
+            Strategy::OuroCS,
+        ] {
+            let c = HeapConfig::new(2 << 20)
+                .max_size(8 << 20)
+                .strategy(strategy);
+            let l = HeapLayout::plan(&c, &caps(128 << 20, true)).unwrap();
+            let fixed = HeapLayout::plan(
+                &HeapConfig::new(8 << 20).strategy(strategy),
+                &caps(128 << 20, true),
+            )
+            .unwrap();
+            let (o, f) = (l.ouro.as_ref().unwrap(), fixed.ouro.as_ref().unwrap());
+            // Chunks, live bits, rings and chunk limits as for a fixed heap of the maximum.
+            assert_eq!(o.chunks, 1024, "{strategy}");
+            assert_eq!(
+                (&o.rings, &o.chunk_limit, o.live_bits, o.cb_meta, o.qc_words),
+                (&f.rings, &f.chunk_limit, f.live_bits, f.cb_meta, f.qc_words),
+                "{strategy}"
+            );
+            // Runs fit one 2 MiB segment; the watermark counts chunks; one check per chunk.
+            assert_eq!(l.max_alloc, 64 << 10, "{strategy}");
+            assert_eq!(l.item_units(), 512, "{strategy}");
+            assert_eq!(
+                l.trim_check_invocations(1 << 17, 2 << 17),
+                256,
+                "{strategy}"
+            );
+            assert!(l.config_wgsl().contains("#define GPU_HEAP_GROWABLE"));
+        }
     }
 
     #[test]

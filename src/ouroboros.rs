@@ -22,6 +22,11 @@
 //! they do, and a class may then own only as many chunks as its ring can index
 //! (`chunk_limit`); mallocs past that report out of memory. [`OuroGeometry::capacity_for`]
 //! accounts for it, so capacities stay exact.
+//!
+//! A heap that can grow is planned for its reserved maximum (`OuroParams::bytes`): chunks,
+//! live bits, rings, chunk limits and per-chunk words all cover it, and the device bounds
+//! fresh chunks by the committed size instead (shaders/ouroboros/chunks.wgsl,
+//! ouro_chunk_end; the grow and trim hooks are in shaders/ouroboros/growth.wgsl).
 
 use std::fmt::Write as _;
 

@@ -106,6 +106,10 @@ const LIBRARY: &[(&str, &str)] = &[
         include_str!("../shaders/ouroboros/chunk_based.wgsl"),
     ),
     (
+        "ouroboros/growth.wgsl",
+        include_str!("../shaders/ouroboros/growth.wgsl"),
+    ),
+    (
         "conformance/kernels.wgsl",
         include_str!("../shaders/conformance/kernels.wgsl"),
     ),

@@ -89,4 +89,8 @@ conformance_tests! {
     rw_growth: Strategy::Rw, Scenario::Growth;
     corw_growth: Strategy::Corw, Scenario::Growth;
     rw_malloc_growth: Strategy::RwMalloc, Scenario::Growth;
+    ouro_p_s_growth: Strategy::OuroPS, Scenario::Growth;
+    ouro_p_va_growth: Strategy::OuroPVA, Scenario::Growth;
+    ouro_p_vl_growth: Strategy::OuroPVL, Scenario::Growth;
+    ouro_c_s_growth: Strategy::OuroCS, Scenario::Growth;
 }

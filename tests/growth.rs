@@ -72,7 +72,15 @@ fn alloc(gpu: &Gpu, heap: &GpuHeap, n: u32) -> Vec<u32> {
 #[test]
 fn low_watermark_raises_pressure_and_maintain_grows() {
     let gpu = Gpu::open(None).expect("a GPU adapter");
-    for strategy in [Strategy::Bump, Strategy::RwBm, Strategy::RwMalloc] {
+    for strategy in [
+        Strategy::Bump,
+        Strategy::RwBm,
+        Strategy::RwMalloc,
+        Strategy::OuroPS,
+        Strategy::OuroPVA,
+        Strategy::OuroPVL,
+        Strategy::OuroCS,
+    ] {
         let config = HeapConfig::new(1 << 20)
             .max_size(4 << 20)
             .max_segment_size(1 << 20)
@@ -224,5 +232,303 @@ fn committed_end_inside_a_bitmap_word() {
         assert_eq!(stats.failures.contention, 0, "{strategy}");
         // The reset cleared the counters: the fill after trim and the last one.
         assert_eq!(stats.failures.out_of_memory, 4 + 12, "{strategy}");
+    }
+}
+
+/// Ouroboros kernels over a buffer of handles: `alloc` as above (`alloc_chunk` and
+/// `alloc_run` take 8 KiB and 64 KiB, without a pattern), `release` frees the handles and
+/// zeroes them, `read` replaces each handle by its allocation's first word.
+const OURO_KERNELS: &str = r#"
+#include "alloc.wgsl"
+@group(1) @binding(0) var<storage, read_write> handles: array<u32>;
+@compute @workgroup_size(64)
+fn alloc(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&handles)) {
+        let p = malloc(256u);
+        handles[id.x] = p;
+        if (p != 0u) {
+            heap_store(p, 0u, id.x);
+        }
+    }
+}
+@compute @workgroup_size(64)
+fn alloc_chunk(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&handles)) {
+        handles[id.x] = malloc(8192u);
+    }
+}
+@compute @workgroup_size(64)
+fn alloc_run(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&handles)) {
+        handles[id.x] = malloc(65536u);
+    }
+}
+@compute @workgroup_size(64)
+fn release(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&handles)) {
+        free(handles[id.x]);
+        handles[id.x] = 0u;
+    }
+}
+@compute @workgroup_size(64)
+fn read(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&handles) && handles[id.x] != 0u) {
+        handles[id.x] = heap_load(handles[id.x], 0u);
+    }
+}
+"#;
+
+/// Runs `entry` of OURO_KERNELS over `handles` (one invocation each); returns the buffer.
+fn run(gpu: &Gpu, heap: &GpuHeap, entry: &str, handles: &[u32]) -> Vec<u32> {
+    use wgpu::util::DeviceExt;
+    let device = &gpu.device;
+    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("handles"),
+        contents: bytemuck::cast_slice(handles),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    });
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: None,
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }],
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: buffer.as_entire_binding(),
+        }],
+    });
+    let module = heap
+        .create_shader_module("ouroboros growth test", OURO_KERNELS)
+        .unwrap();
+    let pipeline = heap
+        .compute_pipeline(entry, &module, entry, &[(1, &layout)])
+        .unwrap();
+    let n = handles.len() as u32;
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(heap.bind_group_index(), heap.bind_group(), &[]);
+        pass.set_bind_group(1, &group, &[]);
+        pass.dispatch_workgroups(n.div_ceil(64), 1, 1);
+    }
+    let watchdog = Duration::from_secs(300);
+    gpu_heap::submit_and_wait(device, &gpu.queue, encoder, watchdog, entry).unwrap();
+    let bytes =
+        gpu_heap::read_buffer(device, &gpu.queue, &buffer, 0, n as u64 * 4, watchdog).unwrap();
+    bytemuck::pod_collect_to_vec(&bytes)
+}
+
+/// Ouroboros with pages of 256 bytes (classes up to one chunk, not the runs the
+/// conformance scenario uses): the page-based standard queues (ouro-p-s) and the
+/// chunk-based front end, whose free chunks return to the pool (ouro-c-s), both give back
+/// trailing segments once their pages are free: trim purges the class queue or the pool
+/// (shaders/ouroboros/growth.wgsl). Memory never comes from outside the committed segments,
+/// data stays in place, and the trimmed chunks are handed out again after the next grow.
+#[test]
+fn ouroboros_trim_purges_queues_and_pool() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    const MIB: u64 = 1 << 20;
+    for strategy in [Strategy::OuroPS, Strategy::OuroCS] {
+        let config = HeapConfig::new(MIB)
+            .max_size(4 * MIB)
+            .max_segment_size(MIB)
+            .strategy(strategy);
+        let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        let below = |handles: &[u32], bytes: u64| {
+            handles
+                .iter()
+                .filter(|&&h| h != 0)
+                .all(|&h| (h as u64 - 1) * 16 + 256 <= bytes)
+        };
+        let ok = |handles: &[u32]| handles.iter().filter(|&&h| h != 0).count();
+        // 1 MiB holds 4096 pages of 256 bytes.
+        let a = run(&gpu, &heap, "alloc", &[0; 4096]);
+        assert_eq!(ok(&a), 4096, "{strategy}: first MiB");
+        assert!(below(&a, MIB), "{strategy}");
+        let none = run(&gpu, &heap, "alloc", &[0; 100]);
+        assert_eq!(ok(&none), 0, "{strategy}: full");
+        let report = heap.maintain(&GrowthPolicy::default()).unwrap();
+        assert!(report.out_of_memory && report.committed_after == 2 * MIB);
+        let b = run(&gpu, &heap, "alloc", &[0; 4096]);
+        assert_eq!(ok(&b), 4096, "{strategy}: second MiB");
+        assert!(below(&b, 2 * MIB), "{strategy}");
+        heap.grow_to(4 * MIB).unwrap();
+        let c = run(&gpu, &heap, "alloc", &[0; 2048]);
+        assert_eq!(ok(&c), 2048, "{strategy}: half of the third MiB");
+        assert!(below(&c, 3 * MIB), "{strategy}");
+        // The fourth segment was never handed out; the third holds c.
+        assert_eq!(
+            heap.trim().unwrap(),
+            MIB,
+            "{strategy}: trim while c is live"
+        );
+        assert_eq!(heap.committed_bytes(), 3 * MIB);
+        // Free c: its pages sit in the class queue (p-s) or its chunks in the pool (c-s).
+        run(&gpu, &heap, "release", &c);
+        assert_eq!(
+            heap.trim().unwrap(),
+            MIB,
+            "{strategy}: trim after freeing c"
+        );
+        assert_eq!(heap.committed_bytes(), 2 * MIB);
+        // a and b kept their data.
+        for h in [&a, &b] {
+            let words = run(&gpu, &heap, "read", h);
+            assert!(
+                words.iter().enumerate().all(|(i, &w)| w == i as u32),
+                "{strategy}: data changed by the trim"
+            );
+        }
+        // Full at 2 MiB: nothing of the trimmed segment comes back.
+        let none = run(&gpu, &heap, "alloc", &[0; 1000]);
+        assert_eq!(ok(&none), 0, "{strategy}: full after trim");
+        let stats = heap.stats().unwrap();
+        assert_eq!(stats.failures.contention, 0, "{strategy}");
+        assert_eq!(stats.allocations_live, 8192, "{strategy}");
+        // Free b and allocate again: b's pages come back, all below 2 MiB.
+        run(&gpu, &heap, "release", &b);
+        let d = run(&gpu, &heap, "alloc", &[0; 4096]);
+        assert_eq!(ok(&d), 4096, "{strategy}: b's pages again");
+        assert!(below(&d, 2 * MIB), "{strategy}");
+        // Grow again: the trimmed chunks are fresh once more, each handed out once.
+        heap.grow_to(4 * MIB).unwrap();
+        let e = run(&gpu, &heap, "alloc", &[0; 8192]);
+        assert_eq!(ok(&e), 8192, "{strategy}: the regrown segments");
+        assert!(below(&e, 4 * MIB), "{strategy}");
+        let mut all: Vec<u32> = a.iter().chain(&d).chain(&e).copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), 4096 * 2 + 8192, "{strategy}: a handle twice");
+        let stats = heap.stats().unwrap();
+        assert_eq!(stats.failures.contention, 0, "{strategy}");
+        assert_eq!(stats.allocations_live, 16384, "{strategy}");
+    }
+}
+
+/// Virtualized queues keep their items in queue chunks in the heap; trim cannot purge them
+/// in place, so a segment holding pages of a virtualized class (or a queue chunk) stays
+/// committed even when every page is free (shaders/ouroboros/growth.wgsl). The check says
+/// so instead of releasing memory a queue still hands out; segments never used are released.
+#[test]
+fn ouroboros_virtual_queues_keep_segments_they_reference() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    const MIB: u64 = 1 << 20;
+    for strategy in [Strategy::OuroPVA, Strategy::OuroPVL] {
+        let config = HeapConfig::new(MIB)
+            .max_size(4 * MIB)
+            .max_segment_size(MIB)
+            .strategy(strategy);
+        let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        heap.grow_to(3 * MIB).unwrap();
+        // 1.5 MiB of pages: into the second segment, not the third.
+        let a = run(&gpu, &heap, "alloc", &[0; 6144]);
+        assert_eq!(a.iter().filter(|&&h| h != 0).count(), 6144, "{strategy}");
+        assert!(
+            a.iter().all(|&h| (h as u64 - 1) * 16 < 2 * MIB),
+            "{strategy}"
+        );
+        assert_eq!(
+            heap.trim().unwrap(),
+            MIB,
+            "{strategy}: the unused third MiB"
+        );
+        run(&gpu, &heap, "release", &a);
+        assert_eq!(heap.trim().unwrap(), 0, "{strategy}: queued pages stay");
+        assert_eq!(heap.committed_bytes(), 2 * MIB);
+        let b = run(&gpu, &heap, "alloc", &[0; 6144]);
+        assert_eq!(b.iter().filter(|&&h| h != 0).count(), 6144, "{strategy}");
+        assert!(
+            b.iter().all(|&h| (h as u64 - 1) * 16 < 2 * MIB),
+            "{strategy}"
+        );
+        assert_eq!(heap.stats().unwrap().failures.contention, 0, "{strategy}");
+    }
+}
+
+/// A run that straddles the committed end leaves the fresh-chunk counter past it (its
+/// chunks below the end go to the pool): growing must restart fresh memory at the old end,
+/// so that the new segment holds exactly its 16 aligned runs of 64 KiB and the pooled
+/// chunks below the end still serve single chunks.
+#[test]
+fn ouroboros_grow_after_a_straddling_run() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    const MIB: u64 = 1 << 20;
+    for strategy in [
+        Strategy::OuroPS,
+        Strategy::OuroPVA,
+        Strategy::OuroPVL,
+        Strategy::OuroCS,
+    ] {
+        let config = HeapConfig::new(MIB)
+            .max_size(2 * MIB)
+            .max_segment_size(MIB)
+            .strategy(strategy);
+        let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        let ok = |handles: &[u32]| handles.iter().filter(|&&h| h != 0).count();
+        let within = |handles: &[u32], lo: u64, hi: u64| {
+            handles
+                .iter()
+                .filter(|&&h| h != 0)
+                .all(|&h| (h as u64 - 1) * 16 >= lo && (h as u64 - 1) * 16 < hi)
+        };
+        // 122 of the 128 chunks, then a run of 8 that cannot fit: it straddles the end.
+        let a = run(&gpu, &heap, "alloc_chunk", &[0; 122]);
+        assert_eq!(ok(&a), 122, "{strategy}");
+        let none = run(&gpu, &heap, "alloc_run", &[0; 1]);
+        assert_eq!(ok(&none), 0, "{strategy}: a run past the end");
+        heap.grow_to(2 * MIB).unwrap();
+        let runs = run(&gpu, &heap, "alloc_run", &[0; 17]);
+        assert_eq!(ok(&runs), 16, "{strategy}: runs in the new segment");
+        assert!(within(&runs, MIB, 2 * MIB), "{strategy}");
+        // The six chunks below the old end serve single chunks.
+        let b = run(&gpu, &heap, "alloc_chunk", &[0; 10]);
+        assert_eq!(ok(&b), 6, "{strategy}: pooled chunks below the old end");
+        assert!(within(&b, 0, MIB), "{strategy}");
+        let stats = heap.stats().unwrap();
+        assert_eq!(stats.failures.contention, 0, "{strategy}");
+        assert_eq!(stats.allocations_live, 122 + 16 + 6, "{strategy}");
+    }
+}
+
+/// A reserved maximum that is not a whole number of chunks: the last segment (4 KiB) holds
+/// no whole chunk, so nothing is ever handed out there, and trim releases it at once.
+#[test]
+fn ouroboros_short_last_segment() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    const MIB: u64 = 1 << 20;
+    for strategy in [Strategy::OuroPS, Strategy::OuroCS] {
+        let config = HeapConfig::new(MIB)
+            .max_size(2 * MIB + 4096)
+            .max_segment_size(MIB)
+            .strategy(strategy);
+        let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        assert_eq!(heap.layout().segment_count(), 3, "{strategy}");
+        assert_eq!(heap.grow_to(2 * MIB + 4096).unwrap(), 2 * MIB + 4096);
+        let runs = run(&gpu, &heap, "alloc_run", &[0; 40]);
+        let ok: Vec<u32> = runs.iter().copied().filter(|&h| h != 0).collect();
+        assert_eq!(ok.len(), 32, "{strategy}: 2 MiB of runs");
+        assert!(ok.iter().all(|&h| (h as u64 - 1) * 16 + 65536 <= 2 * MIB));
+        assert_eq!(
+            heap.trim().unwrap(),
+            4096,
+            "{strategy}: the short segment only"
+        );
+        run(&gpu, &heap, "release", &runs);
+        assert_eq!(heap.trim().unwrap(), MIB, "{strategy}: after freeing");
+        let again = run(&gpu, &heap, "alloc_run", &[0; 40]);
+        assert_eq!(again.iter().filter(|&&h| h != 0).count(), 16, "{strategy}");
+        assert_eq!(heap.stats().unwrap().failures.contention, 0, "{strategy}");
     }
 }

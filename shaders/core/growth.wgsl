@@ -13,8 +13,8 @@
 //   +0  committed units (written by the host; HEAP_UNITS for heaps that cannot grow)
 //   +1  resize from: committed units before the grow or trim being applied
 //   +2  resize to: committed units after it
-//   +3  low watermark, in the strategy's free-count items (pages, RW_malloc units, or
-//       16-byte units for bump); 0 = off
+//   +3  low watermark, in the strategy's free-count items (pages, RW_malloc units,
+//       16-byte units for bump, fresh chunks for Ouroboros); 0 = off
 //   +4  pressure flags, set by the device, read and cleared by GpuHeap::maintain:
 //         bit 0 (HEAP_PRESSURE_OOM)  a malloc failed for lack of memory
 //         bit 1 (HEAP_PRESSURE_LOW)  a malloc left the free count under the watermark

@@ -5,16 +5,34 @@
 //
 // State (heap_meta):
 //   OURO_FRESH                    chunks handed out from fresh memory so far (may sit above
-//                                 OURO_CHUNKS for a moment while a failed bump is undone)
+//                                 the end, ouro_chunk_end(), for a moment while a failed
+//                                 bump is undone, and for good after a run that straddled it)
 //   ouro_queue_meta(OURO_POOL)    the pool's fill count ([0]) and ring counters
 //   OURO_CHUNK_INFO + c           what chunk c holds: 0 free or inside a multi-chunk run,
 //                                 class + 1 for a page chunk or the first chunk of a run
 //
+// The end: fresh chunks are handed out below ouro_chunk_end(), OURO_CHUNKS (every table is
+// sized for it, the reserved maximum) unless the heap can grow; then the committed chunks,
+// heap_committed_units() >> OURO_CHUNK_SHIFT, one value for a whole dispatch (the host
+// changes it between dispatches only). A segment holds a whole number of chunks, so the
+// committed end is a chunk boundary (the last, shorter segment of a reserved maximum is
+// never followed by another). Between dispatches OURO_FRESH may exceed the end by less than
+// the largest run (a straddling run, below), never with a chunk at or past the end handed
+// out; growth.wgsl lowers it to the old end when the heap grows, so the chunks from there
+// on are handed out exactly once.
+//
 // Multi-chunk runs (the "stacked instances with larger chunks" of section 3.1) serve the
 // classes above one chunk: a run of 2^j chunks, aligned to its length, bumped from fresh
 // memory. Alignment keeps a run inside one segment (segments hold a power-of-two number of
-// chunks at least as large as the largest run); the chunks skipped to align it go to the
-// pool, so none is lost. Runs never return to the pool: their class queue keeps them.
+// chunks at least as large as the largest run, and the committed end is a segment
+// boundary); the chunks skipped to align it go to the pool, so none is lost. Runs never
+// return to the pool: their class queue keeps them.
+//
+// Pressure (core/growth.wgsl): a bump of fresh memory reports the fresh chunks it left
+// (heap_note_free_items, in chunks: HeapLayout::item_units is OURO_CHUNK_UNITS). Chunks in
+// the pool and free pages in the class queues are not counted, so the signal is raised
+// when fresh memory runs low even if recycled memory is plentiful: an early signal, never a
+// late one. Only the rare fresh bumps pay for it; a heap that cannot grow compiles none.
 //
 // Loops, all bounded: ouro_run_alloc makes at most OURO_RUN_ATTEMPTS bump attempts (each
 // failure means another invocation bumped a different amount in between) and returns at
@@ -23,6 +41,16 @@
 const OURO_NO_CHUNK: u32 = 0xffffffffu;
 const OURO_CHUNK_CONTENDED: u32 = 0xfffffffeu;
 const OURO_RUN_ATTEMPTS: u32 = 64u;
+
+// The end of fresh memory in chunks: the reserved maximum, or the committed chunks of a
+// heap that can grow (constant during a dispatch; no load in heaps that cannot grow).
+fn ouro_chunk_end() -> u32 {
+#ifdef GPU_HEAP_GROWABLE
+    return min(heap_committed_units() >> OURO_CHUNK_SHIFT, OURO_CHUNKS);
+#else
+    return OURO_CHUNKS;
+#endif
+}
 
 fn ouro_chunk_alloc() -> u32 {
     let pool = ouro_queue_meta(OURO_POOL);
@@ -35,10 +63,14 @@ fn ouro_chunk_alloc() -> u32 {
         // and take fresh memory instead.
         bsem_signal(pool, 1u, 0u);
     }
-    // Failures only happen once the counter is at or above OURO_CHUNKS, and undoing them
+    // Failures only happen once the counter is at or above the end, and undoing them
     // never takes it below, so successful bumps hand out each chunk once.
+    let end = ouro_chunk_end();
     let f = atomicAdd(&heap_meta[OURO_FRESH], 1u);
-    if (f < OURO_CHUNKS) {
+    if (f < end) {
+#ifdef GPU_HEAP_GROWABLE
+        heap_note_free_items(end - f - 1u);
+#endif
         return f;
     }
     atomicSub(&heap_meta[OURO_FRESH], 1u);
@@ -63,38 +95,43 @@ fn ouro_chunk_free(chunk: u32) -> bool {
 // ended in HEAP_CONTENTION). Each attempt is one atomicAdd of `run`. An aligned result is
 // the run. A misaligned one (another class bumped a different amount meanwhile) goes to
 // the pool with the padding bumped to realign the counter, and the next attempt starts
-// aligned unless someone bumps in between. Chunks at or past OURO_CHUNKS are never handed
-// out: an attempt that starts past the end undoes its add (so the counter never falls
-// below OURO_CHUNKS again once it reached it, as in ouro_chunk_alloc), one that straddles
-// the end keeps the counter above it and gives the chunks below the end to the pool.
+// aligned unless someone bumps in between. Chunks at or past the end (ouro_chunk_end) are
+// never handed out: an attempt that starts past the end undoes its add (so the counter
+// never falls below the end again once it reached it, as in ouro_chunk_alloc), one that
+// straddles the end keeps the counter above it and gives the chunks below the end to the
+// pool (strategy_grow later lowers the counter to the old end: growth.wgsl).
 fn ouro_run_alloc(run: u32) -> u32 {
     if (run == 1u) {
         return ouro_chunk_alloc();
     }
+    let limit = ouro_chunk_end();
     for (var attempt = 0u; attempt < OURO_RUN_ATTEMPTS; attempt++) {
         let f = atomicAdd(&heap_meta[OURO_FRESH], run);
-        if (f >= OURO_CHUNKS) {
+        if (f >= limit) {
             atomicSub(&heap_meta[OURO_FRESH], run);
             return OURO_NO_CHUNK;
         }
-        let end = min(f + run, OURO_CHUNKS);
-        if ((f & (run - 1u)) == 0u && f + run <= OURO_CHUNKS) {
+        let end = min(f + run, limit);
+        if ((f & (run - 1u)) == 0u && f + run <= limit) {
+#ifdef GPU_HEAP_GROWABLE
+            heap_note_free_items(limit - f - run);
+#endif
             return f;
         }
         ouro_pool_range(f, end);
-        if (f + run >= OURO_CHUNKS) {
+        if (f + run >= limit) {
             return OURO_NO_CHUNK;
         }
         // Realign: bump the padding to the next multiple of run and pool it too.
         let pad = (run - ((f + run) & (run - 1u))) & (run - 1u);
         if (pad > 0u) {
             let g = atomicAdd(&heap_meta[OURO_FRESH], pad);
-            if (g >= OURO_CHUNKS) {
+            if (g >= limit) {
                 atomicSub(&heap_meta[OURO_FRESH], pad);
                 return OURO_NO_CHUNK;
             }
-            ouro_pool_range(g, min(g + pad, OURO_CHUNKS));
-            if (g + pad >= OURO_CHUNKS) {
+            ouro_pool_range(g, min(g + pad, limit));
+            if (g + pad >= limit) {
                 return OURO_NO_CHUNK;
             }
         }
@@ -126,8 +163,9 @@ fn ouro_class_exhausted(k: u32) -> bool {
     }
     let run = ouro_run_chunks(k);
     let f = atomicLoad(&heap_meta[OURO_FRESH]);
+    let end = ouro_chunk_end();
     if (run > 1u) {
-        return f >= OURO_CHUNKS || ((f + run - 1u) & ~(run - 1u)) + run > OURO_CHUNKS;
+        return f >= end || ((f + run - 1u) & ~(run - 1u)) + run > end;
     }
-    return f >= OURO_CHUNKS && bsem_count(ouro_queue_meta(OURO_POOL)) <= 0;
+    return f >= end && bsem_count(ouro_queue_meta(OURO_POOL)) <= 0;
 }

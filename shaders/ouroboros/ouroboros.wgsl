@@ -13,6 +13,10 @@
 // user) makes double and interior frees detectable: free clears the bit with one atomicAnd
 // and reports HEAP_INVALID_FREE if it was already clear.
 //
+// Growth (a heap with HeapConfig::max_size): every table is sized for the reserved
+// maximum (OURO_CHUNKS), fresh chunks come from below the committed end (chunks.wgsl), and
+// growth.wgsl provides the grow and trim hooks (compiled into heaps that can grow only).
+//
 // Loops: none here; see the included modules.
 // Queue chunks (virtualized queues): items per chunk, rounds to wait for a chunk pointer or
 // link before making one, and the chunk-info mark of a queue chunk.
@@ -33,6 +37,9 @@ const OURO_INFO_QUEUE: u32 = 0x80000000u;
 #include "page_based.wgsl"
 #ifdef OURO_CHUNK_BASED
 #include "chunk_based.wgsl"
+#endif
+#ifdef GPU_HEAP_GROWABLE
+#include "growth.wgsl"
 #endif
 
 // The class queues: standard index queues, or (OURO_QUEUE_VA, OURO_QUEUE_VL) virtualized ones for the

@@ -35,7 +35,7 @@ use crate::layout::UNIT_BYTES;
 use crate::stats::STAT_WORDS;
 
 /// Words per queue descriptor (`OQ_WORDS` in queues/index_queue.wgsl).
-const QUEUE_WORDS: u64 = 8;
+const QUEUE_WORDS: u64 = 12;
 /// Cap on all of Ouroboros's metadata, whatever the binding allows.
 const META_CAP_BYTES: u64 = 1 << 30;
 

@@ -62,7 +62,7 @@ fn alloc(gpu: &Gpu, heap: &GpuHeap, n: u32) -> Vec<u32> {
         pass.set_bind_group(1, &group, &[]);
         pass.dispatch_workgroups(n.div_ceil(64), 1, 1);
     }
-    let watchdog = Duration::from_secs(60);
+    let watchdog = Duration::from_secs(300);
     gpu_heap::submit_and_wait(device, &gpu.queue, encoder, watchdog, "alloc").unwrap();
     let bytes =
         gpu_heap::read_buffer(device, &gpu.queue, &buffer, 0, n as u64 * 4, watchdog).unwrap();

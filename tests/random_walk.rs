@@ -91,7 +91,7 @@ fn divergent(device: &wgpu::Device, queue: &wgpu::Queue, strategy: Strategy) -> 
     let config = HeapConfig::new(32 << 20)
         .strategy(strategy)
         .page_size(128)
-        .watchdog(Duration::from_secs(60));
+        .watchdog(Duration::from_secs(300));
     let heap = GpuHeap::with_config(device, queue, config).expect("heap");
     let module = heap
         .create_shader_module("divergent", KERNEL)
@@ -163,7 +163,7 @@ fn divergent(device: &wgpu::Device, queue: &wgpu::Queue, strategy: Strategy) -> 
             pass.set_bind_group(1, &group, &[]);
             pass.dispatch_workgroups(n.div_ceil(64), 1, 1);
         }
-        gpu_heap::submit_and_wait(device, queue, encoder, Duration::from_secs(60), "kernel")
+        gpu_heap::submit_and_wait(device, queue, encoder, Duration::from_secs(300), "kernel")
             .expect("dispatch");
     };
     let mut problems = Vec::new();
@@ -183,7 +183,7 @@ fn divergent(device: &wgpu::Device, queue: &wgpu::Queue, strategy: Strategy) -> 
                 &out,
                 0,
                 n as u64 * 12,
-                Duration::from_secs(60),
+                Duration::from_secs(300),
             )
             .expect("readback"),
         );
@@ -233,7 +233,7 @@ fn divergent(device: &wgpu::Device, queue: &wgpu::Queue, strategy: Strategy) -> 
         }
         run(&check);
         let bad: Vec<u32> = bytemuck::pod_collect_to_vec(
-            &gpu_heap::read_buffer(device, queue, &bad, 0, 16, Duration::from_secs(60))
+            &gpu_heap::read_buffer(device, queue, &bad, 0, 16, Duration::from_secs(300))
                 .expect("readback"),
         );
         if bad[0] != 0 || bad[1] != 0 {
@@ -436,7 +436,7 @@ fn rw_malloc_aggregates_small_requests() {
         &gpu.device,
         &gpu.queue,
         encoder,
-        Duration::from_secs(60),
+        Duration::from_secs(300),
         "aggregate",
     )
     .unwrap();

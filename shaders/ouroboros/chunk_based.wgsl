@@ -38,9 +38,11 @@
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait; a walk of at most one lap of
 // the ring; OURO_CB_WORDS words of bitmask with 32 claim attempts each; one lap of the ring
 // per insertion; two passes of cb_requeue. A malloc whose walks miss OURO_CB_HELP_MISSES
-// times, or that runs out of rounds, produces a chunk itself (bsem_help); only if even that
-// cannot be registered (E at its cap) does it fail, with HEAP_CONTENTION, or
-// HEAP_OUT_OF_MEMORY if its class can get no more pages (ouro_class_exhausted).
+// times, or that runs out of rounds, produces a chunk itself (bsem_help); one that finds no
+// memory while other chunks of the class are being filled waits on for their pages, as in
+// page_based.wgsl. It fails only when its rounds are spent and a last production fails:
+// HEAP_OUT_OF_MEMORY if its class can get no more pages (ouro_class_exhausted), else
+// HEAP_CONTENTION.
 
 const OURO_CB_RETIRED: i32 = -16777216;
 const OURO_CB_NONE: u32 = 0xffffffffu;
@@ -205,6 +207,7 @@ fn cb_produce(k: u32) -> HeapAlloc {
         bsem_signal(qm, 0u, 1u);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
+    ouro_fill_begin(k);
     let words = cb_words(k);
     let base = OURO_CB_BITS + c * OURO_CB_WORDS;
     for (var w = 0u; w < words; w++) {
@@ -230,6 +233,7 @@ fn cb_produce(k: u32) -> HeapAlloc {
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     }
     bsem_signal(qm, batch - 1u, 1u);
+    ouro_fill_end(k);
     return ouro_grant(c << OURO_CHUNK_SHIFT, ouro_page_units(k));
 }
 
@@ -253,10 +257,17 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             spread += 1u;
             misses += 1u;
             if (misses >= OURO_CB_HELP_MISSES && bsem_help(qm)) {
-                return cb_produce(k);
+                let a = cb_produce(k);
+                if (a.status != HEAP_OUT_OF_MEMORY || !ouro_batches_filling(k)) {
+                    return a;
+                }
             }
         } else if (r == BSEM_ALLOCATE) {
-            return cb_produce(k);
+            let a = cb_produce(k);
+            // No memory for a chunk of our own, but others are filling theirs: wait on.
+            if (a.status != HEAP_OUT_OF_MEMORY || !ouro_batches_filling(k)) {
+                return a;
+            }
         }
     }
     bsem_abandon(qm, 1u, &st);

@@ -146,8 +146,9 @@ fn ouro_pool_range(lo: u32, hi: u32) {
     }
 }
 
-// True when class k can get no more pages: none is free in its queue (semaphore count), and
-// no new chunk or run can be had (the class is at its chunk limit, or fresh memory cannot
+// True when class k can get no more pages: none is free in its queue (semaphore count),
+// no batch of it is being filled (its pages are about to be signalled), and no new chunk or
+// run can be had (the class is at its chunk limit, or fresh memory cannot
 // hold one more aligned run and, for single chunks, the pool is empty). A malloc that ran
 // out of rounds asks this before it reports HEAP_CONTENTION, so that a wait that ends
 // because the heap is full is counted as out of memory (on the H200 most NULLs of a heap
@@ -155,7 +156,7 @@ fn ouro_pool_range(lo: u32, hi: u32) {
 // free right after it may make room again.
 fn ouro_class_exhausted(k: u32) -> bool {
     let qm = ouro_queue_meta(k);
-    if (bsem_count(qm) > 0) {
+    if (bsem_count(qm) > 0 || ouro_batches_filling(k)) {
         return false;
     }
     if (atomicLoad(&heap_meta[qm + 4u]) >= ouro_chunk_limit(k)) {
@@ -168,4 +169,21 @@ fn ouro_class_exhausted(k: u32) -> bool {
         return f >= end || ((f + run - 1u) & ~(run - 1u)) + run > end;
     }
     return f >= end && bsem_count(ouro_queue_meta(OURO_POOL)) <= 0;
+}
+
+// Batches being filled: a producer has its chunk and has not yet signalled the pages. A
+// malloc whose own production found no memory waits on (bounded) while this is nonzero:
+// with thousands of invocations the producers' fills run alongside the waits, and a wait
+// that ended while the last chunks were still being filled would report out of memory
+// with pages on their way (on the H200, P-S handed out 54 % of a 16 MiB heap that way).
+fn ouro_fill_begin(k: u32) {
+    atomicAdd(&heap_meta[ouro_queue_meta(k) + OQ_FILLING], 1u);
+}
+
+fn ouro_fill_end(k: u32) {
+    atomicSub(&heap_meta[ouro_queue_meta(k) + OQ_FILLING], 1u);
+}
+
+fn ouro_batches_filling(k: u32) -> bool {
+    return atomicLoad(&heap_meta[ouro_queue_meta(k) + OQ_FILLING]) != 0u;
 }

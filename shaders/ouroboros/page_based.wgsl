@@ -15,9 +15,11 @@
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait (bulk_semaphore.wgsl), the
 // producer's batch - 1 enqueues (at most one chunk's pages), and the queue's slot waits.
 // A malloc that misses OURO_P_HELP_MISSES pages it was promised, or runs out of rounds,
-// produces a batch itself (bsem_help); only if even that cannot be registered (E at its
-// cap) does it fail, with HEAP_CONTENTION, or HEAP_OUT_OF_MEMORY if its class can get no
-// more pages (ouro_class_exhausted).
+// produces a batch itself (bsem_help). A production that finds no memory while other
+// batches of the class are being filled (ouro_batches_filling) goes back to waiting for
+// their pages, within the same rounds. A malloc fails only when its rounds are spent and
+// even a last production fails: HEAP_OUT_OF_MEMORY if its class can get no more pages
+// (ouro_class_exhausted), else HEAP_CONTENTION.
 
 const OURO_ROUNDS: u32 = 1024u;
 // Units taken whose page was not in its slot in time, before a malloc produces a batch
@@ -43,6 +45,7 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
         }
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
+    ouro_fill_begin(k);
     atomicStore(&heap_meta[OURO_CHUNK_INFO + chunk], k + 1u);
     let first = chunk << OURO_CHUNK_SHIFT;
     let pu = ouro_page_units(k);
@@ -61,6 +64,7 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
         atomicAdd(&heap_meta[OURO_LOST_UNITS], (batch - 1u - added) * pu);
     }
     bsem_signal(qm, added, 1u);
+    ouro_fill_end(k);
     return ouro_grant(first, pu);
 }
 
@@ -81,10 +85,17 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
             bsem_signal(qm, 1u, 0u);
             misses += 1u;
             if (misses >= OURO_P_HELP_MISSES && bsem_help(qm)) {
-                return ouro_p_produce(k);
+                let a = ouro_p_produce(k);
+                if (a.status != HEAP_OUT_OF_MEMORY || !ouro_batches_filling(k)) {
+                    return a;
+                }
             }
         } else if (r == BSEM_ALLOCATE) {
-            return ouro_p_produce(k);
+            let a = ouro_p_produce(k);
+            // No memory for a batch of our own, but others are filling theirs: wait on.
+            if (a.status != HEAP_OUT_OF_MEMORY || !ouro_batches_filling(k)) {
+                return a;
+            }
         }
     }
     bsem_abandon(qm, 1u, &st);

@@ -37,8 +37,10 @@ const OQ_SLOT_WAIT: u32 = 4096u;
 const OQ_MOVES: u32 = 4u;
 
 // Queue descriptor: [0, 1] bulk semaphore (or [0] fill count), [2] front, [3] back,
-// [4] chunks owned by the class, [5..7] free.
-const OQ_WORDS: u32 = 8u;
+// [4] chunks owned by the class, [5..7] the front end's and the virtualized queues' words
+// (chunk_based.wgsl, vlq.wgsl), [8] batches being filled (OQ_FILLING), [9..11] free.
+const OQ_WORDS: u32 = 12u;
+const OQ_FILLING: u32 = 8u;
 
 fn ouro_queue_meta(q: u32) -> u32 {
     return OURO_QUEUE_META + q * OQ_WORDS;

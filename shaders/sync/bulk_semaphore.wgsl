@@ -186,9 +186,12 @@ fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
         return BSEM_GOT;
     }
     let r = bsem_decide(s, n, batch, st);
-    if (r == BSEM_PENDING && (*st).phase == BSEM_FRESH) {
-        // Rounds without a reservation count too (units seen but taken by others, E at its
-        // cap): every kind of waiting ends in helping after BSEM_WAIT_ROUNDS rounds.
+    if (r == BSEM_PENDING) {
+        // Every round that ends pending counts: rounds without a reservation (units seen
+        // but taken by others, E at its cap), and rounds that end a reservation and make a
+        // new one (with thousands of waiters, reservations can outnumber what is expected
+        // and be dropped and retaken round after round). So every kind of waiting ends in
+        // helping after BSEM_WAIT_ROUNDS rounds.
         (*st).waited += 1u;
     }
     return r;

@@ -53,34 +53,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let rows = storage("rows", ROWS as u64 * 16);
     let counters = storage("counters", 16);
-    let entry = |binding| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: false },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("grow_join"),
-        entries: &[entry(0), entry(1)],
-    });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("grow_join"),
-        layout: &layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: rows.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: counters.as_entire_binding(),
-            },
-        ],
-    });
+    let rw = wgpu::BufferBindingType::Storage { read_only: false };
+    let layout = gpu_heap::buffer_group_layout(device, "grow_join", &[rw, rw]);
+    let group = gpu_heap::buffer_group(device, "grow_join", &layout, &[&rows, &counters]);
     // Built once: the heap's bind group layout never changes, however much it grows.
     let probe = heap.compute_pipeline("probe", &module, "probe", &[(1, &layout)])?;
     let verify = heap.compute_pipeline("verify", &module, "verify", &[(1, &layout)])?;

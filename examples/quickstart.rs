@@ -34,29 +34,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let layout = gpu
-        .device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("quickstart"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: false },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
-        });
-    let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("quickstart"),
-        layout: &layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: sums.as_entire_binding(),
-        }],
-    });
+    let rw = wgpu::BufferBindingType::Storage { read_only: false };
+    let layout = gpu_heap::buffer_group_layout(&gpu.device, "quickstart", &[rw]);
+    let group = gpu_heap::buffer_group(&gpu.device, "quickstart", &layout, &[&sums]);
     let pipeline = heap.compute_pipeline("quickstart", &module, "main", &[(1, &layout)])?;
 
     // 5. Dispatch with the heap's bind group at its index, under a watchdog.

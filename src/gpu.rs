@@ -89,8 +89,15 @@ impl AdapterDescription {
     }
 }
 
-/// A bind group layout of whole-buffer bindings 0, 1, ... for compute, one per kind.
-pub(crate) fn buffer_group_layout(
+/// A bind group layout of whole-buffer bindings 0, 1, ... for compute, one per kind: the
+/// usual shape of a kernel's own buffers next to the heap's group.
+///
+/// ```no_run
+/// # let gpu = gpu_heap::Gpu::open(None).unwrap();
+/// let rw = wgpu::BufferBindingType::Storage { read_only: false };
+/// let layout = gpu_heap::buffer_group_layout(&gpu.device, "my kernel", &[rw, rw]);
+/// ```
+pub fn buffer_group_layout(
     device: &wgpu::Device,
     label: &str,
     kinds: &[wgpu::BufferBindingType],
@@ -116,7 +123,7 @@ pub(crate) fn buffer_group_layout(
 }
 
 /// A bind group of `layout` binding each of `buffers` whole, at bindings 0, 1, ...
-pub(crate) fn buffer_group(
+pub fn buffer_group(
     device: &wgpu::Device,
     label: &str,
     layout: &wgpu::BindGroupLayout,

@@ -39,7 +39,10 @@ mod stats;
 
 pub use config::{HeapConfig, SegmentBinding, Statistics, Strategy};
 pub use error::{Error, Result};
-pub use gpu::{device_features, read_buffer, submit_and_wait, wait_for, AdapterDescription, Gpu};
+pub use gpu::{
+    buffer_group, buffer_group_layout, device_features, read_buffer, submit_and_wait, wait_for,
+    AdapterDescription, Gpu,
+};
 pub use growth::{GrowthPolicy, MaintainReport};
 pub use heap::{composer, flatten, GpuHeap};
 pub use layout::{HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BYTES};

@@ -1,6 +1,8 @@
 //! The conformance suite on the default adapter (lavapipe in CI): every scenario for every
 //! strategy, each dispatch under the watchdog.
 
+mod common;
+
 use gpu_heap::conformance::{self, Options, Scenario};
 use gpu_heap::{Gpu, Strategy};
 
@@ -10,10 +12,8 @@ fn check(strategy: Strategy, scenario: Scenario) {
         // 512 MiB: several segments on lavapipe (128 MiB bindings).
         heap_size: 512 << 20,
         slots: 8192,
-        // llvmpipe compiles a pipeline inside its first dispatch; with a cold shader cache
-        // (a fresh CI machine) the largest Ouroboros kernels take up to about 100 s there.
-        // A hang still fails the test, just later.
-        watchdog: std::time::Duration::from_secs(300),
+        // llvmpipe compiles a pipeline inside its first dispatch (see common::WATCHDOG).
+        watchdog: common::WATCHDOG,
         ..Options::default()
     };
     let result = conformance::run(&gpu, strategy, scenario, &options);

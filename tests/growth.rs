@@ -1,8 +1,9 @@
 //! Growth without copying, beyond the conformance scenario: the pressure signal's
 //! watermark, typed errors of heaps that cannot grow, and stride planning on the device.
 
-use std::time::Duration;
+mod common;
 
+use common::Kernel;
 use gpu_heap::{Error, Gpu, GpuHeap, GrowthPolicy, HeapConfig, Strategy};
 
 const KERNEL: &str = r#"
@@ -22,51 +23,14 @@ fn alloc(@builtin(global_invocation_id) id: vec3<u32>) {
 
 /// Runs `alloc` once with `n` invocations; returns the handles.
 fn alloc(gpu: &Gpu, heap: &GpuHeap, n: u32) -> Vec<u32> {
-    let device = &gpu.device;
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("handles"),
-        size: n as u64 * 4,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: None,
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }],
-    });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: buffer.as_entire_binding(),
-        }],
-    });
-    let module = heap.create_shader_module("growth test", KERNEL).unwrap();
-    let pipeline = heap
-        .compute_pipeline("alloc", &module, "alloc", &[(1, &layout)])
-        .unwrap();
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(heap.bind_group_index(), heap.bind_group(), &[]);
-        pass.set_bind_group(1, &group, &[]);
-        pass.dispatch_workgroups(n.div_ceil(64), 1, 1);
-    }
-    let watchdog = Duration::from_secs(300);
-    gpu_heap::submit_and_wait(device, &gpu.queue, encoder, watchdog, "alloc").unwrap();
-    let bytes =
-        gpu_heap::read_buffer(device, &gpu.queue, &buffer, 0, n as u64 * 4, watchdog).unwrap();
-    bytemuck::pod_collect_to_vec(&bytes)
+    let handles = common::storage(gpu, "handles", n as u64 * 4);
+    Kernel::new(gpu, heap, KERNEL, "alloc", &[common::RW]).run(
+        gpu,
+        heap,
+        &[&handles],
+        n.div_ceil(64),
+    );
+    common::read_words(gpu, &handles, n as u64)
 }
 
 #[test]
@@ -280,54 +244,15 @@ fn read(@builtin(global_invocation_id) id: vec3<u32>) {
 
 /// Runs `entry` of OURO_KERNELS over `handles` (one invocation each); returns the buffer.
 fn run(gpu: &Gpu, heap: &GpuHeap, entry: &str, handles: &[u32]) -> Vec<u32> {
-    use wgpu::util::DeviceExt;
-    let device = &gpu.device;
-    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("handles"),
-        contents: bytemuck::cast_slice(handles),
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-    });
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: None,
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }],
-    });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: buffer.as_entire_binding(),
-        }],
-    });
-    let module = heap
-        .create_shader_module("ouroboros growth test", OURO_KERNELS)
-        .unwrap();
-    let pipeline = heap
-        .compute_pipeline(entry, &module, entry, &[(1, &layout)])
-        .unwrap();
+    let buffer = common::storage_from(gpu, "handles", handles);
     let n = handles.len() as u32;
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(heap.bind_group_index(), heap.bind_group(), &[]);
-        pass.set_bind_group(1, &group, &[]);
-        pass.dispatch_workgroups(n.div_ceil(64), 1, 1);
-    }
-    let watchdog = Duration::from_secs(300);
-    gpu_heap::submit_and_wait(device, &gpu.queue, encoder, watchdog, entry).unwrap();
-    let bytes =
-        gpu_heap::read_buffer(device, &gpu.queue, &buffer, 0, n as u64 * 4, watchdog).unwrap();
-    bytemuck::pod_collect_to_vec(&bytes)
+    Kernel::new(gpu, heap, OURO_KERNELS, entry, &[common::RW]).run(
+        gpu,
+        heap,
+        &[&buffer],
+        n.div_ceil(64),
+    );
+    common::read_words(gpu, &buffer, n as u64)
 }
 
 /// Ouroboros with pages of 256 bytes (classes up to one chunk, not the runs the

@@ -4,9 +4,10 @@
 //! returned) race each other. A block handed to two invocations at once shows up as a
 //! pattern mismatch. Afterwards nothing may be live and no call may have failed.
 
-use std::time::Duration;
+mod common;
 
-use gpu_heap::{read_buffer, submit_and_wait, Gpu, GpuHeap, HeapConfig, Strategy};
+use common::Kernel;
+use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
 
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
@@ -60,56 +61,16 @@ fn check(strategy: Strategy) {
         HeapConfig::new(64 << 20)
             .strategy(strategy)
             .max_segment_size(16 << 20)
-            .watchdog(Duration::from_secs(300)), // cold llvmpipe compiles: see conformance.rs
+            .watchdog(common::WATCHDOG),
     )
     .unwrap();
-    let module = heap.create_shader_module("mixed.wgsl", KERNEL).unwrap();
-    let tally = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("tally"),
-        size: 16,
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: None,
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }],
-    });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: tally.as_entire_binding(),
-        }],
-    });
-    let pipeline = heap
-        .compute_pipeline("mixed", &module, "mixed", &[(1, &layout)])
-        .unwrap();
+    let tally = common::storage(&gpu, "tally", 16);
+    let kernel = Kernel::new(&gpu, &heap, KERNEL, "mixed", &[common::RW]);
     let threads = 32_768u32;
     for _ in 0..2 {
-        let mut encoder = device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(&tally, 0, None);
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(heap.bind_group_index(), heap.bind_group(), &[]);
-            pass.set_bind_group(1, &group, &[]);
-            pass.dispatch_workgroups(threads / 64, 1, 1);
-        }
-        submit_and_wait(device, queue, encoder, Duration::from_secs(300), "mixed").unwrap();
-        let bytes = read_buffer(device, queue, &tally, 0, 16, Duration::from_secs(10)).unwrap();
-        let t: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+        queue.write_buffer(&tally, 0, &[0; 16]);
+        kernel.run(&gpu, &heap, &[&tally], threads / 64);
+        let t = common::read_words(&gpu, &tally, 4);
         let stats = heap.stats().unwrap();
         eprintln!("{strategy}: tally {t:?}, {stats:?}");
         assert_eq!(t[0] + t[1], threads * 8, "every call accounted for");
@@ -171,82 +132,25 @@ fn ouro_c_s_returns_empty_chunks_to_the_pool() {
         HeapConfig::new(bytes as u64).strategy(Strategy::OuroCS),
     )
     .unwrap();
-    let module = heap
-        .create_shader_module("reuse.wgsl", REUSE_KERNEL)
-        .unwrap();
     let n_max = bytes / 16;
-    let storage =
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-    let handles = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: n_max as u64 * 4,
-        usage: storage,
-        mapped_at_creation: false,
-    });
-    let ok = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 16,
-        usage: storage,
-        mapped_at_creation: false,
-    });
-    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let rw = wgpu::BufferBindingType::Storage { read_only: false };
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: None,
-        entries: &[
-            entry(0, rw),
-            entry(1, rw),
-            entry(2, wgpu::BufferBindingType::Uniform),
-        ],
-    });
-    let pipeline = heap
-        .compute_pipeline("reuse", &module, "pass_", &[(1, &layout)])
-        .unwrap();
+    let handles = common::storage(&gpu, "handles", n_max as u64 * 4);
+    let ok = common::storage(&gpu, "ok", 16);
+    let kernel = Kernel::new(
+        &gpu,
+        &heap,
+        REUSE_KERNEL,
+        "pass_",
+        &[common::RW, common::RW, wgpu::BufferBindingType::Uniform],
+    );
     let run = |n: u32, size: u32, free_them: u32| -> u32 {
         let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: None,
             contents: bytemuck::cast_slice(&[n, size, free_them, 0]),
             usage: wgpu::BufferUsages::UNIFORM,
         });
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: handles.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: ok.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: params.as_entire_binding(),
-                },
-            ],
-        });
-        let mut encoder = device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(&ok, 0, None);
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(heap.bind_group_index(), heap.bind_group(), &[]);
-            pass.set_bind_group(1, &group, &[]);
-            pass.dispatch_workgroups(n.div_ceil(64), 1, 1);
-        }
-        submit_and_wait(device, queue, encoder, Duration::from_secs(300), "reuse").unwrap();
-        let b = read_buffer(device, queue, &ok, 0, 4, Duration::from_secs(10)).unwrap();
-        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        queue.write_buffer(&ok, 0, &[0; 16]);
+        kernel.run(&gpu, &heap, &[&handles, &ok, &params], n.div_ceil(64));
+        common::read_words(&gpu, &ok, 1)[0]
     };
     assert_eq!(run(n_max, 16, 0), n_max, "16-byte fill");
     run(n_max, 16, 1);

@@ -8,9 +8,10 @@
 //! oldest retained chunk, behind front) and checks that the queue keeps working for more
 //! than OURO_VL_TRAIL chunks of traffic, after which that chunk has been freed.
 
-use std::time::Duration;
+mod common;
 
-use gpu_heap::{read_buffer, submit_and_wait, Gpu, GpuHeap, HeapConfig, Strategy};
+use common::Kernel;
+use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
 
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
@@ -64,54 +65,12 @@ fn ouro_p_vl_back_behind_front_recovers() {
         queue,
         HeapConfig::new(8 << 20)
             .strategy(Strategy::OuroPVL)
-            .watchdog(Duration::from_secs(300)), // cold llvmpipe compiles: see conformance.rs
+            .watchdog(common::WATCHDOG),
     )
     .unwrap();
-    let module = heap.create_shader_module("vlq.wgsl", KERNEL).unwrap();
-    let out = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("out"),
-        size: 16,
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: None,
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }],
-    });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: out.as_entire_binding(),
-        }],
-    });
-    let pipeline = heap
-        .compute_pipeline("lagging_back", &module, "lagging_back", &[(1, &layout)])
-        .unwrap();
-    let mut encoder = device.create_command_encoder(&Default::default());
-    encoder.clear_buffer(&out, 0, None);
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(heap.bind_group_index(), heap.bind_group(), &[]);
-        pass.set_bind_group(1, &group, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    submit_and_wait(device, queue, encoder, Duration::from_secs(300), "vlq").unwrap();
-    let bytes = read_buffer(device, queue, &out, 0, 16, Duration::from_secs(10)).unwrap();
-    let t: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+    let out = common::storage(&gpu, "out", 16);
+    Kernel::new(&gpu, &heap, KERNEL, "lagging_back", &[common::RW]).run(&gpu, &heap, &[&out], 1);
+    let t = common::read_words(&gpu, &out, 4);
     assert_eq!(t[2], 1, "the kernel ran to its end");
     assert_eq!(t[3], 1, "the set-up left back behind front");
     assert_eq!(t[0], 0, "failed enqueues");

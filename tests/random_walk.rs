@@ -112,43 +112,10 @@ fn divergent(device: &wgpu::Device, queue: &wgpu::Queue, strategy: Strategy) -> 
     );
     let out = buffer("out", n as u64 * 12, wgpu::BufferUsages::STORAGE | copy);
     let bad = buffer("bad", 16, wgpu::BufferUsages::STORAGE | copy);
-    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
     let storage = wgpu::BufferBindingType::Storage { read_only: false };
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: None,
-        entries: &[
-            entry(0, wgpu::BufferBindingType::Uniform),
-            entry(1, storage),
-            entry(2, storage),
-        ],
-    });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: params.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: out.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: bad.as_entire_binding(),
-            },
-        ],
-    });
+    let kinds = [wgpu::BufferBindingType::Uniform, storage, storage];
+    let layout = gpu_heap::buffer_group_layout(device, "divergent", &kinds);
+    let group = gpu_heap::buffer_group(device, "divergent", &layout, &[&params, &out, &bad]);
     let pipeline = |entry: &str| {
         heap.compute_pipeline(entry, &module, entry, &[(1, &layout)])
             .expect("pipeline")

@@ -1,0 +1,89 @@
+//! What the integration tests share: test kernels that see the heap's bind group and a few
+//! buffers of their own at group 1, run under one watchdog.
+#![allow(dead_code)] // each test crate uses a part
+
+use std::time::Duration;
+
+use gpu_heap::{Gpu, GpuHeap};
+use wgpu::util::DeviceExt;
+
+/// How long one dispatch or read-back of a test may take. llvmpipe compiles a pipeline
+/// inside its first dispatch: with a cold shader cache the largest Ouroboros kernels take
+/// about 100 s on an idle 2-core machine, and one took over 300 s with the machine shared
+/// three ways. A hang still fails the test, just later.
+pub const WATCHDOG: Duration = Duration::from_secs(600);
+
+/// The read-write storage binding of a test kernel's buffers.
+pub const RW: wgpu::BufferBindingType = wgpu::BufferBindingType::Storage { read_only: false };
+
+/// A storage buffer of `bytes` zeroed bytes that can be cleared and read back.
+pub fn storage(gpu: &Gpu, label: &str, bytes: u64) -> wgpu::Buffer {
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: bytes,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// A storage buffer holding `words`, readable back.
+pub fn storage_from(gpu: &Gpu, label: &str, words: &[u32]) -> wgpu::Buffer {
+    gpu.device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(words),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        })
+}
+
+/// The first `count` words of `buffer`.
+pub fn read_words(gpu: &Gpu, buffer: &wgpu::Buffer, count: u64) -> Vec<u32> {
+    let bytes = gpu_heap::read_buffer(&gpu.device, &gpu.queue, buffer, 0, count * 4, WATCHDOG)
+        .expect("read-back");
+    bytemuck::pod_collect_to_vec(&bytes)
+}
+
+/// One entry point of a test shader (which includes alloc.wgsl), with its own buffers bound
+/// whole at group 1, bindings 0, 1, ... of the given kinds.
+pub struct Kernel {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+    label: String,
+}
+
+impl Kernel {
+    pub fn new(
+        gpu: &Gpu,
+        heap: &GpuHeap,
+        source: &str,
+        entry: &str,
+        kinds: &[wgpu::BufferBindingType],
+    ) -> Kernel {
+        let module = heap.create_shader_module(entry, source).unwrap();
+        let layout = gpu_heap::buffer_group_layout(&gpu.device, entry, kinds);
+        let pipeline = heap
+            .compute_pipeline(entry, &module, entry, &[(1, &layout)])
+            .unwrap();
+        Kernel {
+            pipeline,
+            layout,
+            label: entry.to_owned(),
+        }
+    }
+
+    /// Runs `workgroups` workgroups over `buffers` and waits for them under the watchdog.
+    pub fn run(&self, gpu: &Gpu, heap: &GpuHeap, buffers: &[&wgpu::Buffer], workgroups: u32) {
+        let group = gpu_heap::buffer_group(&gpu.device, &self.label, &self.layout, buffers);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(heap.bind_group_index(), heap.bind_group(), &[]);
+            pass.set_bind_group(1, &group, &[]);
+            pass.dispatch_workgroups(workgroups, 1, 1);
+        }
+        gpu_heap::submit_and_wait(&gpu.device, &gpu.queue, encoder, WATCHDOG, &self.label).unwrap();
+    }
+}

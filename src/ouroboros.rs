@@ -173,19 +173,28 @@ impl OuroGeometry {
         let qc_items = chunk_units * 4;
         let mut vaq = Vec::new();
         let mut next = rings_start;
-        // Linked-chunk queues: start, next and count words per chunk.
-        let qc_words = if p.queue_kind == QueueKind::VirtualLinked {
-            next
-        } else {
-            0
-        };
-        if p.queue_kind == QueueKind::VirtualLinked {
+        // Linked-chunk queues, and the chunk-based front end's virtualized token queues:
+        // start, next and count words per chunk.
+        let per_chunk_qc = p.queue_kind == QueueKind::VirtualLinked
+            || (p.chunk_based && p.queue_kind == QueueKind::VirtualArray);
+        let qc_words = if per_chunk_qc { next } else { 0 };
+        if per_chunk_qc {
             next += 3 * chunks;
         }
+        // Chunk-based: the positions a walk covers (twice the chunks a class can own, as the
+        // standard ring of chunk tokens has slots).
+        let cb_span = (2 * chunks).next_power_of_two();
         for k in 0..classes {
             if virtual_class(k) {
                 let slots = if p.queue_kind == QueueKind::VirtualLinked {
                     1 // one slot: the count of drained chunks trailing front
+                } else if p.chunk_based {
+                    // Token positions between the queue's front and back: four walks' worth
+                    // (ouroboros/chunk_tokens.wgsl keeps them within about one).
+                    (4 * cb_span)
+                        .div_ceil(qc_items)
+                        .next_power_of_two()
+                        .max(4)
                 } else {
                     (2 * items(k)).div_ceil(qc_items).next_power_of_two().max(2)
                 };
@@ -372,11 +381,16 @@ impl OuroGeometry {
             constant("OURO_CB_POS", self.cb_meta + 2 * self.chunks as u64);
             constant("OURO_CB_BITS", self.cb_meta + 3 * self.chunks as u64);
             constant("OURO_CB_WORDS", self.cb_words);
+            let span = (2 * self.chunks as u64).next_power_of_two();
+            constant("OURO_CB_SPAN", span);
+            constant("OURO_CB_MOVE", span / 2);
         }
-        if self.queue_kind == QueueKind::VirtualLinked {
+        if self.qc_words > 0 {
             constant("OURO_QC_START", self.qc_words);
             constant("OURO_QC_NEXT", self.qc_words + self.chunks as u64);
             constant("OURO_QC_COUNT", self.qc_words + 2 * self.chunks as u64);
+        }
+        if self.queue_kind == QueueKind::VirtualLinked {
             constant("OURO_VL_TRAIL", self.vl_trail());
         }
         let mut switch = |name: &str, values: &[u64]| {

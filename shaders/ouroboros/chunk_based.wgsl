@@ -60,25 +60,13 @@ fn cb_words(k: u32) -> u32 {
     return (ouro_batch(k) + 31u) / 32u;
 }
 
-// Places a token for chunk c (whose queued flag the caller set): from a slot taken at the
-// insertion cursor, the first empty slot onwards. At most half the slots hold tokens, so one
-// lap finds one; if even that fails (racing insertions), the flag is cleared so that a later
-// free tries again.
+// Places a token for chunk c (whose token state the caller set to queued) through the
+// token storage (chunk_tokens.wgsl). If no place can be had (standard ring: racing
+// insertions filled a lap; virtualized: no queue chunk), the state goes back to none so
+// that a later free tries again.
 fn cb_enqueue(k: u32, c: u32) -> bool {
-    let pos = oq_reserve_back(k, 1u);
-    let laps = ouro_ring_mask(k) + 1u;
-    for (var i = 0u; i < laps; i++) {
-        let slot = oq_slot(k, pos + i);
-        for (var weak = 0u; weak < 4u; weak++) {
-            let x = atomicCompareExchangeWeak(&heap_meta[slot], OQ_EMPTY, c + 1u);
-            if (x.exchanged) {
-                atomicStore(&heap_meta[OURO_CB_POS + c], slot);
-                return true;
-            }
-            if (x.old_value != OQ_EMPTY) {
-                break; // a live token: next slot
-            }
-        }
+    if (ct_insert(k, c)) {
+        return true;
     }
     atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     return false;
@@ -136,54 +124,80 @@ fn cb_claim_bit(k: u32, c: u32, spread: u32) -> u32 {
     return OURO_CB_NONE;
 }
 
-// Walks the ring from its front for a chunk with a free page and claims one.
+// The caller removed c's token (a DEQUEUE-mode claimer, or a walker moving an old token):
+// the token state goes back to none, and the token is put back (at the back) if c has
+// free pages.
+fn cb_token_removed(c: u32) -> bool {
+    // An exchange, not a store: the load below must not move before it.
+    atomicExchange(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
+    return bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) > 0;
+}
+
+// Walks the token set from its scan hint for a chunk with a free page and claims one.
+// (NIR inlines every call: cb_requeue, which inlines an insertion, has one call site in
+// the loop, taken at the end of an iteration that needs it.)
 fn cb_find(k: u32, spread: u32) -> u32 {
     let qm = ouro_queue_meta(k);
-    let f = atomicLoad(&heap_meta[qm + 2u]);
-    let laps = ouro_ring_mask(k) + 1u;
+    let f = ct_walk_start(k);
+    let n = ct_walk_len(k, f);
+    let back = atomicLoad(&heap_meta[qm + 3u]);
     var leading_empty = true;
-    for (var i = 0u; i < laps; i++) {
-        let slot = oq_slot(k, f + i);
-        let v = atomicLoad(&heap_meta[slot]);
-        if (v == OQ_EMPTY) {
+    for (var i = 0u; i < n; i++) {
+        let pos = f + i;
+        let v = ct_load(k, pos);
+        if (ct_passable(k, pos, v, back)) {
             if (leading_empty) {
-                // Move the scan hint past empty slots at the front.
-                atomicCompareExchangeWeak(&heap_meta[qm + 2u], f + i, f + i + 1u);
+                // Move the scan hint past empty (removed) positions at the front.
+                atomicCompareExchangeWeak(&heap_meta[qm + 2u], pos, pos + 1u);
             }
             continue;
         }
         leading_empty = false;
+        if (v == OQ_EMPTY || v == OQ_SKIP || v > OURO_CHUNKS) {
+            continue; // a token still being written (virtualized log)
+        }
         let c = v - 1u;
-        let old = bitcast<i32>(atomicSub(&heap_meta[OURO_CB_COUNT + c], 1u));
-        if (old >= 1 && atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) == k + 1u) {
-            if (old == 1) {
-                // DEQUEUE mode: we took the last free page; take the token out, then put it
-                // back if frees arrived meanwhile.
-                let x = atomicCompareExchangeWeak(&heap_meta[slot], v, OQ_EMPTY);
-                if (x.exchanged) {
-                    // An exchange, not a store: the load below must not move before it.
-                    atomicExchange(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
-                    if (bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) > 0) {
-                        cb_requeue(k, c);
+        var requeue_class = OURO_CB_NONE;
+        var found = OURO_CB_NONE;
+        if (ct_should_move(k, pos, back)) {
+            // An old token near the front (virtualized log): move it to the back so the
+            // front can pass its position.
+            if (ct_remove(k, pos, v) && cb_token_removed(c)) {
+                requeue_class = k;
+            }
+        } else {
+            let old = bitcast<i32>(atomicSub(&heap_meta[OURO_CB_COUNT + c], 1u));
+            if (old >= 1 && atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) == k + 1u) {
+                if (old == 1) {
+                    // DEQUEUE mode: we took the last free page; take the token out, then
+                    // put it back if frees arrived meanwhile.
+                    if (ct_remove(k, pos, v) && cb_token_removed(c)) {
+                        requeue_class = k;
                     }
                 }
+                found = cb_claim_bit(k, c, spread);
+                if (found == OURO_CB_NONE) {
+                    // Cannot happen while the invariants hold; give the count unit back.
+                    atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u);
+                }
+            } else {
+                // Nothing to take here (or the chunk changed hands): undo. If the undo
+                // brings the count from 0 to 1, our decrement may have made a claimer think
+                // it took the last page (it then removed the token) or a free think it was
+                // not the first: the token is ours to put back (RE_ENQUEUE), into the queue
+                // of the chunk's current class.
+                let back_count = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u));
+                let owner = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
+                if (back_count == 0 && owner != 0u && owner - 1u < OURO_BASE_CLASSES) {
+                    requeue_class = owner - 1u;
+                }
             }
-            let page = cb_claim_bit(k, c, spread);
-            if (page != OURO_CB_NONE) {
-                return (c << OURO_CHUNK_SHIFT) + page * ouro_page_units(k);
-            }
-            // Cannot happen while the invariants hold; give the count unit back.
-            atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u);
-            continue;
         }
-        // Nothing to take here (or the chunk changed hands): undo. If the undo brings the
-        // count from 0 to 1, our decrement may have made a claimer think it took the last
-        // page (it then removed the token) or a free think it was not the first: the token
-        // is ours to put back (RE_ENQUEUE), into the queue of the chunk's current class.
-        let back = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u));
-        let owner = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
-        if (back == 0 && owner != 0u && owner - 1u < OURO_BASE_CLASSES) {
-            cb_requeue(owner - 1u, c);
+        if (requeue_class != OURO_CB_NONE) {
+            cb_requeue(requeue_class, c);
+        }
+        if (found != OURO_CB_NONE) {
+            return (c << OURO_CHUNK_SHIFT) + found * ouro_page_units(k);
         }
     }
     return OURO_CB_NONE;
@@ -279,6 +293,7 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
     let old = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u));
     bsem_signal(qm, 1u, 0u);
     var retired = false;
+    var requeue = false;
     if (old + 1 == i32(batch) && bsem_try_take(qm, batch)) {
         // Every page is free: take them out of the semaphore, retire the chunk, remove its
         // token and return it to the pool (Algorithm 4, line 30). A step that fails undoes
@@ -292,9 +307,8 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
             let q = atomicCompareExchangeWeak(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE, OURO_CB_TOKEN_RETIRED);
             var token_gone = q.exchanged;
             if (!token_gone && q.old_value == OURO_CB_TOKEN_QUEUED) {
-                let slot = atomicLoad(&heap_meta[OURO_CB_POS + c]);
-                let y = atomicCompareExchangeWeak(&heap_meta[slot], c + 1u, OQ_EMPTY);
-                if (y.exchanged) {
+                let pos = atomicLoad(&heap_meta[OURO_CB_POS + c]);
+                if (ct_remove(k, pos, c + 1u)) {
                     atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_RETIRED);
                     token_gone = true;
                 }
@@ -305,7 +319,7 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
                 retired = true;
             } else {
                 atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - bitcast<u32>(OURO_CB_RETIRED));
-                cb_requeue(k, c); // in case a remover saw the retired count and left it
+                requeue = true; // in case a remover saw the retired count and left it
             }
         }
         if (!retired) {
@@ -313,7 +327,10 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
         }
     }
     if (!retired && old == 0) {
-        cb_requeue(k, c); // FIRST_FREE: the chunk has a free page again
+        requeue = true; // FIRST_FREE: the chunk has a free page again
+    }
+    if (requeue) {
+        cb_requeue(k, c); // one call site (NIR inlines it)
     }
     return HeapFree(pu, HEAP_OK);
 }

@@ -36,6 +36,7 @@ const OURO_INFO_QUEUE: u32 = 0x80000000u;
 #endif
 #include "page_based.wgsl"
 #ifdef OURO_CHUNK_BASED
+#include "chunk_tokens.wgsl"
 #include "chunk_based.wgsl"
 #endif
 #ifdef GPU_HEAP_GROWABLE

@@ -159,22 +159,15 @@ fn cb_find(k: u32, spread: u32) -> u32 {
         let c = v - 1u;
         var requeue_class = OURO_CB_NONE;
         var found = OURO_CB_NONE;
-        if (ct_should_move(k, pos, back)) {
-            // An old token near the front (virtualized log): move it to the back so the
-            // front can pass its position.
-            if (ct_remove(k, pos, v) && cb_token_removed(c)) {
-                requeue_class = k;
-            }
-        } else {
+        // An old token near the front (virtualized log) is moved to the back, so the front
+        // can pass its position: removed here, put back below like a DEQUEUE-mode removal.
+        var remove = ct_should_move(k, pos, back);
+        if (!remove) {
             let old = bitcast<i32>(atomicSub(&heap_meta[OURO_CB_COUNT + c], 1u));
             if (old >= 1 && atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) == k + 1u) {
-                if (old == 1) {
-                    // DEQUEUE mode: we took the last free page; take the token out, then
-                    // put it back if frees arrived meanwhile.
-                    if (ct_remove(k, pos, v) && cb_token_removed(c)) {
-                        requeue_class = k;
-                    }
-                }
+                // DEQUEUE mode (old == 1): we take the last free page; the token goes out
+                // below, and back in if frees arrived meanwhile.
+                remove = old == 1;
                 found = cb_claim_bit(k, c, spread);
                 if (found == OURO_CB_NONE) {
                     // Cannot happen while the invariants hold; give the count unit back.
@@ -192,6 +185,10 @@ fn cb_find(k: u32, spread: u32) -> u32 {
                     requeue_class = owner - 1u;
                 }
             }
+        }
+        // One call site each for the removal and the requeue (NIR inlines them).
+        if (remove && ct_remove(k, pos, v) && cb_token_removed(c)) {
+            requeue_class = k;
         }
         if (requeue_class != OURO_CB_NONE) {
             cb_requeue(requeue_class, c);
@@ -251,8 +248,10 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     var st = bsem_new_wait();
-    var spread = heap_hash(atomicAdd(&heap_meta[qm + 5u], 1u));
+    var spread = heap_hash(atomicAdd(&heap_meta[ct_spread_word(k)], 1u));
     var misses = 0u;
+    // One call site of cb_produce (NIR inlines it, with a whole token insertion).
+    var produce = false;
     for (var round = 0u; round < OURO_ROUNDS; round++) {
         let r = bsem_step(qm, 1u, batch, &st);
         if (r == BSEM_GOT) {
@@ -267,15 +266,21 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             spread += 1u;
             misses += 1u;
             if (misses >= OURO_CB_HELP_MISSES && bsem_help(qm)) {
-                return cb_produce(k);
+                produce = true;
+                break;
             }
         } else if (r == BSEM_ALLOCATE) {
-            return cb_produce(k);
+            produce = true;
+            break;
         }
     }
-    bsem_abandon(qm, 1u, &st);
-    if (bsem_help(qm)) {
-        return cb_produce(k); // out of rounds: one last production (or out of memory)
+    if (!produce) {
+        bsem_abandon(qm, 1u, &st);
+        // Out of rounds: one last production (or out of memory).
+        produce = bsem_help(qm);
+    }
+    if (produce) {
+        return cb_produce(k);
     }
     if (ouro_class_exhausted(k)) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);

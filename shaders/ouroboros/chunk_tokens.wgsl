@@ -13,6 +13,10 @@
 //   ct_walk_start(k), ct_walk_len(k, f)   where a walk starts and how many positions it reads
 //   ct_passable(k, pos, v, back)  whether the scan hint may move past pos
 //   ct_should_move(k, pos, back)  whether a live token at pos is old enough to be moved
+//   ct_spread_word(k)           a counter word for malloc's bitmask spread (descriptor word
+//                               5 with the standard ring, 6 with VAQ, where 5 is the front;
+//                               with VLQ, whose descriptor words 5..7 are the chunk
+//                               pointers, the unused second word of its one vaq slot)
 //
 // Standard queue (ouro-c-s): a ring in heap_meta used as a set. Insertions take a slot at
 // the insertion cursor and move on past live tokens; removal clears the slot (OQ_EMPTY), so
@@ -95,6 +99,10 @@ fn ct_insert(k: u32, c: u32) -> bool {
         }
     }
     return false;
+}
+
+fn ct_spread_word(k: u32) -> u32 {
+    return ouro_queue_meta(k) + 5u;
 }
 
 fn ct_remove(k: u32, pos: u32, v: u32) -> bool {
@@ -262,6 +270,10 @@ fn ct_finish(k: u32, qc: u32, add: u32, sub: u32) {
 fn ct_front_position(k: u32) -> u32 {
     return ct_front(k);
 }
+
+fn ct_spread_word(k: u32) -> u32 {
+    return ouro_queue_meta(k) + 6u;
+}
 #endif
 
 #ifdef OURO_QUEUE_VL
@@ -305,6 +317,10 @@ fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
 
 fn ct_finish(k: u32, qc: u32, add: u32, sub: u32) {
     vl_finish(k, qc, add, sub);
+}
+
+fn ct_spread_word(k: u32) -> u32 {
+    return ouro_vaq_base(k) + 1u;
 }
 
 fn ct_front_position(k: u32) -> u32 {

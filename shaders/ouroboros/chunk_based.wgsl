@@ -1,5 +1,7 @@
-// Ouroboros, chunk-based front end (ICS 2020 section 4.2, Algorithms 4 and 5), with the
-// standard queue: the class queue holds tokens of chunks that have free pages; a bulk
+// Ouroboros, chunk-based front end (ICS 2020 section 4.2, Algorithms 4 and 5), on the
+// standard queue (ouro-c-s) or, through the ct_* functions of chunk_tokens.wgsl (where the
+// tokens lie, how they are placed, read and removed), on virtualized queues (ouro-c-va,
+// ouro-c-vl; section 5): the class queue holds tokens of chunks that have free pages; a bulk
 // semaphore counts the free pages on them. malloc waits on the semaphore for one page, then
 // walks the queue from its front, and on the first chunk whose count it can decrement it
 // claims a page through the chunk's bitmask. Whoever takes a chunk's last page removes its
@@ -12,14 +14,16 @@
 // OURO_CB_RETIRED, plus walkers' momentary decrements, while c is not a chunk-based page
 // chunk: set for every chunk by the init pass and restored when a chunk is retired),
 // OURO_CB_QUEUED + c its token state (none, queued or being placed, retired),
-// OURO_CB_POS + c the ring slot of its token, OURO_CB_BITS + c * OURO_CB_WORDS the bitmask
+// OURO_CB_POS + c the position of its token, OURO_CB_BITS + c * OURO_CB_WORDS the bitmask
 // (bit set = page free).
 //
-// Queue use differs from the page-based front end: the ring is a set of tokens with a scan
-// hint (front) and an insertion cursor (back). Tokens are removed where they lie, so the
-// cursor may lap the hint; an insertion that meets a live token moves on to the next slot.
-// The ring has twice as many slots as the chunks the class can own (src/ouroboros.rs), so
-// at least half of its slots are free at any time.
+// Queue use differs from the page-based front end: the queue is a set of tokens with a scan
+// hint (front) and an insertion cursor (back), and tokens are removed where they lie.
+// Standard ring: the cursor may lap the hint; an insertion that meets a live token moves on
+// to the next slot; the ring has twice as many slots as the chunks the class can own
+// (src/ouroboros.rs), so at least half of its slots are free at any time. Virtualized: a
+// log whose positions only grow, old tokens moved to its back by walkers (chunk_tokens.wgsl).
+// OURO_CB_POS + c holds the position of c's token in either.
 //
 // Invariants
 //   - A page's bit is set before its count unit exists and cleared only by the invocation
@@ -31,13 +35,19 @@
 //     execution this happened whenever the lanes of one group freed a whole small-batch
 //     chunk. Such tokens were never removed, filled the ring, and the insertions that then
 //     failed hid chunks with free pages: the contention failures seen under mixed traffic.)
+//   - Only the invocation whose removal CAS took a token out moves its state on (to NONE,
+//     or to RETIRED for the retirer). A walker that moves an old token (virtualized queues)
+//     is such a remover: it resets the state to NONE and requeues through cb_requeue, so a
+//     moved token is placed at the back under the same rules; a retirer whose removal
+//     misses a token being moved undoes the retirement, as for a token being placed.
 //   - A token of a chunk that was returned to the pool and reused may still be read by a
 //     walker that loaded it just before; the walker checks the chunk's class after its
 //     decrement and undoes it if the chunk changed hands.
 //
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait; a walk of at most one lap of
-// the ring; OURO_CB_WORDS words of bitmask with 32 claim attempts each; one lap of the ring
-// per insertion; two passes of cb_requeue. A malloc whose walks miss OURO_CB_HELP_MISSES
+// the ring (virtualized: at most OURO_CB_SPAN positions); OURO_CB_WORDS words of bitmask
+// with 32 claim attempts each; one insertion per placement (its bounds: chunk_tokens.wgsl);
+// two passes of cb_requeue. A malloc whose walks miss OURO_CB_HELP_MISSES
 // times, or that runs out of rounds, produces a chunk itself (bsem_help); only if even that
 // cannot be registered (E at its cap) does it fail, with HEAP_CONTENTION, or
 // HEAP_OUT_OF_MEMORY if its class can get no more pages (ouro_class_exhausted).

@@ -191,10 +191,7 @@ impl OuroGeometry {
                 } else if p.chunk_based {
                     // Token positions between the queue's front and back: four walks' worth
                     // (ouroboros/chunk_tokens.wgsl keeps them within about one).
-                    (4 * cb_span)
-                        .div_ceil(qc_items)
-                        .next_power_of_two()
-                        .max(4)
+                    (4 * cb_span).div_ceil(qc_items).next_power_of_two().max(4)
                 } else {
                     (2 * items(k)).div_ceil(qc_items).next_power_of_two().max(2)
                 };

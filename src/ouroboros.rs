@@ -467,6 +467,27 @@ mod tests {
     }
 
     #[test]
+    fn chunk_based_virtual_queues_plan_token_logs() {
+        for kind in [QueueKind::VirtualArray, QueueKind::VirtualLinked] {
+            let mut p = params(1 << 20, 256 << 10);
+            p.queue_kind = kind;
+            p.chunk_based = true;
+            let g = OuroGeometry::plan(&p).unwrap();
+            // Per-chunk queue-chunk words, token words, no rings for the chunk classes.
+            assert!(g.qc_words > 0 && g.cb_meta > 0);
+            assert!(g.rings[..10].iter().all(|r| r.1 == 0));
+            assert_eq!(g.chunk_limit[0], 128);
+            let slots = if kind == QueueKind::VirtualArray { 4 } else { 1 };
+            assert!(g.vaq.iter().all(|v| v.1 == slots), "{kind:?}");
+            let mut s = String::new();
+            g.wgsl(&mut s);
+            assert!(s.contains("const OURO_CB_SPAN: u32 = 256u;"));
+            assert!(s.contains("const OURO_CB_MOVE: u32 = 128u;"));
+            assert!(s.contains("OURO_QC_START"));
+        }
+    }
+
+    #[test]
     fn bad_geometry_is_typed() {
         let mut p = params(1 << 20, 256 << 10);
         p.chunk_size = 3000;

@@ -243,13 +243,25 @@ fn cb_produce(k: u32) -> HeapAlloc {
     // chunk's count is OURO_CB_RETIRED while it is not a chunk-based page chunk (set by the
     // init pass, restored by retirement).
     atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED));
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], k + 1u);
     if (batch > 1u) {
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_QUEUED);
-        cb_enqueue(k, c);
+        if (!cb_enqueue(k, c)) {
+            // No place for the token (a virtualized queue found no queue chunk: the heap is
+            // full). Undo and report out of memory, as a page-based producer whose queue
+            // takes nothing does. Nobody can have claimed a page of c: it has no token, and
+            // a walker holding a token of c's previous life finds c's class unset (it is
+            // set below, once the token is placed) and undoes its decrement.
+            atomicSub(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED));
+            atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_RETIRED);
+            atomicSub(&heap_meta[qm + 4u], 1u);
+            ouro_chunk_free(c);
+            bsem_signal(qm, 0u, 1u);
+            return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+        }
     } else {
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     }
+    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], k + 1u);
     bsem_signal(qm, batch - 1u, 1u);
     return ouro_grant(c << OURO_CHUNK_SHIFT, ouro_page_units(k));
 }

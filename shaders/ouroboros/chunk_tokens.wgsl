@@ -64,6 +64,12 @@
 //     front (ouro_vaq_mask + 1 slots, sized for four walks in src/ouroboros.rs), so a lap
 //     never reaches a chunk still in use; an insertion beyond it fails.
 //
+// Positions are u32 and compared by difference, except in the hint's atomicMin (an
+// insertion pulling it back) and atomicMax (a walk lifting it to the front): within a few
+// positions of the 2^32 wrap those two can leave the hint on the wrong side, and a token
+// placed then is out of sight until it is moved or its chunk is freed again. A class needs
+// about 4 billion token placements to get there.
+//
 // Failure: no queue chunk (the heap is full) or a VAQ position beyond the span makes
 // ct_insert return false; the caller (cb_enqueue) then leaves the chunk without a token and
 // its free pages out of sight until its next first free or its retirement, as the standard

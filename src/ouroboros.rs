@@ -477,7 +477,11 @@ mod tests {
             assert!(g.qc_words > 0 && g.cb_meta > 0);
             assert!(g.rings[..10].iter().all(|r| r.1 == 0));
             assert_eq!(g.chunk_limit[0], 128);
-            let slots = if kind == QueueKind::VirtualArray { 4 } else { 1 };
+            let slots = if kind == QueueKind::VirtualArray {
+                4
+            } else {
+                1
+            };
             assert!(g.vaq.iter().all(|v| v.1 == slots), "{kind:?}");
             let mut s = String::new();
             g.wgsl(&mut s);

@@ -32,6 +32,14 @@ pub enum Strategy {
     /// Ouroboros, chunk-based, standard queues of chunks with free pages (section 4.2).
     #[serde(rename = "ouro-c-s")]
     OuroCS,
+    /// Ouroboros, chunk-based, chunk tokens on virtualized array-hierarchy queues
+    /// (sections 4.2 and 5.1).
+    #[serde(rename = "ouro-c-va")]
+    OuroCVA,
+    /// Ouroboros, chunk-based, chunk tokens on virtualized linked-chunk queues
+    /// (sections 4.2 and 5.2).
+    #[serde(rename = "ouro-c-vl")]
+    OuroCVL,
 }
 
 impl Strategy {
@@ -46,6 +54,8 @@ impl Strategy {
         Strategy::OuroPVA,
         Strategy::OuroPVL,
         Strategy::OuroCS,
+        Strategy::OuroCVA,
+        Strategy::OuroCVL,
     ];
 
     /// The shared name (`bump`, `rw-bm`, ...).
@@ -60,6 +70,8 @@ impl Strategy {
             Strategy::OuroPVA => "ouro-p-va",
             Strategy::OuroPVL => "ouro-p-vl",
             Strategy::OuroCS => "ouro-c-s",
+            Strategy::OuroCVA => "ouro-c-va",
+            Strategy::OuroCVL => "ouro-c-vl",
         }
     }
 
@@ -75,6 +87,8 @@ impl Strategy {
             Strategy::OuroPVA => "GPU_HEAP_OURO_P_VA",
             Strategy::OuroPVL => "GPU_HEAP_OURO_P_VL",
             Strategy::OuroCS => "GPU_HEAP_OURO_C_S",
+            Strategy::OuroCVA => "GPU_HEAP_OURO_C_VA",
+            Strategy::OuroCVL => "GPU_HEAP_OURO_C_VL",
         }
     }
 
@@ -82,7 +96,20 @@ impl Strategy {
     pub fn is_ouroboros(self) -> bool {
         matches!(
             self,
-            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL | Strategy::OuroCS
+            Strategy::OuroPS
+                | Strategy::OuroPVA
+                | Strategy::OuroPVL
+                | Strategy::OuroCS
+                | Strategy::OuroCVA
+                | Strategy::OuroCVL
+        )
+    }
+
+    /// Whether this is a chunk-based Ouroboros strategy (queues of chunk tokens).
+    pub fn is_chunk_based_ouroboros(self) -> bool {
+        matches!(
+            self,
+            Strategy::OuroCS | Strategy::OuroCVA | Strategy::OuroCVL
         )
     }
 
@@ -96,7 +123,10 @@ impl Strategy {
 
     /// Whether the heap's segments are also bound as atomics (queues inside the heap).
     pub fn needs_atomic_segments(self) -> bool {
-        matches!(self, Strategy::OuroPVA | Strategy::OuroPVL)
+        matches!(
+            self,
+            Strategy::OuroPVA | Strategy::OuroPVL | Strategy::OuroCVA | Strategy::OuroCVL
+        )
     }
 
     /// Whether `free` releases memory for reuse.
@@ -130,6 +160,8 @@ impl Strategy {
                 | Strategy::OuroPVA
                 | Strategy::OuroPVL
                 | Strategy::OuroCS
+                | Strategy::OuroCVA
+                | Strategy::OuroCVL
         )
     }
 }

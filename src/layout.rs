@@ -185,10 +185,10 @@ impl HeapLayout {
                 max_binding: limits
                     .max_storage_buffer_binding_size
                     .min(limits.max_buffer_size),
-                chunk_based: config.strategy == Strategy::OuroCS,
+                chunk_based: config.strategy.is_chunk_based_ouroboros(),
                 queue_kind: match config.strategy {
-                    Strategy::OuroPVA => QueueKind::VirtualArray,
-                    Strategy::OuroPVL => QueueKind::VirtualLinked,
+                    Strategy::OuroPVA | Strategy::OuroCVA => QueueKind::VirtualArray,
+                    Strategy::OuroPVL | Strategy::OuroCVL => QueueKind::VirtualLinked,
                     _ => QueueKind::Standard,
                 },
             })?)
@@ -292,7 +292,9 @@ impl HeapLayout {
             s if random_walk::is_random_walk(s) => 1,
             Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL => 0,
             // The chunk-based front end marks every chunk's count (chunk_based.wgsl).
-            Strategy::OuroCS => self.ouro.as_ref().map_or(0, |o| o.chunks.min(1 << 20)),
+            Strategy::OuroCS | Strategy::OuroCVA | Strategy::OuroCVL => {
+                self.ouro.as_ref().map_or(0, |o| o.chunks.min(1 << 20))
+            }
             _ => 0,
         }
     }
@@ -732,6 +734,8 @@ mod tests {
             Strategy::OuroPVA,
             Strategy::OuroPVL,
             Strategy::OuroCS,
+            Strategy::OuroCVA,
+            Strategy::OuroCVL,
         ] {
             let c = HeapConfig::new(2 << 20)
                 .max_size(8 << 20)

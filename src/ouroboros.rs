@@ -173,19 +173,25 @@ impl OuroGeometry {
         let qc_items = chunk_units * 4;
         let mut vaq = Vec::new();
         let mut next = rings_start;
-        // Linked-chunk queues: start, next and count words per chunk.
-        let qc_words = if p.queue_kind == QueueKind::VirtualLinked {
-            next
-        } else {
-            0
-        };
-        if p.queue_kind == QueueKind::VirtualLinked {
+        // Linked-chunk queues, and the chunk-based front end's virtualized token queues:
+        // start, next and count words per chunk.
+        let per_chunk_qc = p.queue_kind == QueueKind::VirtualLinked
+            || (p.chunk_based && p.queue_kind == QueueKind::VirtualArray);
+        let qc_words = if per_chunk_qc { next } else { 0 };
+        if per_chunk_qc {
             next += 3 * chunks;
         }
+        // Chunk-based: the positions a walk covers (twice the chunks a class can own, as the
+        // standard ring of chunk tokens has slots).
+        let cb_span = (2 * chunks).next_power_of_two();
         for k in 0..classes {
             if virtual_class(k) {
                 let slots = if p.queue_kind == QueueKind::VirtualLinked {
                     1 // one slot: the count of drained chunks trailing front
+                } else if p.chunk_based {
+                    // Token positions between the queue's front and back: four walks' worth
+                    // (ouroboros/chunk_tokens.wgsl keeps them within about one).
+                    (4 * cb_span).div_ceil(qc_items).next_power_of_two().max(4)
                 } else {
                     (2 * items(k)).div_ceil(qc_items).next_power_of_two().max(2)
                 };
@@ -372,11 +378,16 @@ impl OuroGeometry {
             constant("OURO_CB_POS", self.cb_meta + 2 * self.chunks as u64);
             constant("OURO_CB_BITS", self.cb_meta + 3 * self.chunks as u64);
             constant("OURO_CB_WORDS", self.cb_words);
+            let span = (2 * self.chunks as u64).next_power_of_two();
+            constant("OURO_CB_SPAN", span);
+            constant("OURO_CB_MOVE", span / 2);
         }
-        if self.queue_kind == QueueKind::VirtualLinked {
+        if self.qc_words > 0 {
             constant("OURO_QC_START", self.qc_words);
             constant("OURO_QC_NEXT", self.qc_words + self.chunks as u64);
             constant("OURO_QC_COUNT", self.qc_words + 2 * self.chunks as u64);
+        }
+        if self.queue_kind == QueueKind::VirtualLinked {
             constant("OURO_VL_TRAIL", self.vl_trail());
         }
         let mut switch = |name: &str, values: &[u64]| {
@@ -453,6 +464,31 @@ mod tests {
         assert_eq!(g.vaq[0].1, 32768); // 2 x 32 Mi pages / 2048 per queue chunk
         assert!(g.meta_words * 4 < 16 << 20);
         assert!(g.capacity_for(16) > (500 << 20) / 16);
+    }
+
+    #[test]
+    fn chunk_based_virtual_queues_plan_token_logs() {
+        for kind in [QueueKind::VirtualArray, QueueKind::VirtualLinked] {
+            let mut p = params(1 << 20, 256 << 10);
+            p.queue_kind = kind;
+            p.chunk_based = true;
+            let g = OuroGeometry::plan(&p).unwrap();
+            // Per-chunk queue-chunk words, token words, no rings for the chunk classes.
+            assert!(g.qc_words > 0 && g.cb_meta > 0);
+            assert!(g.rings[..10].iter().all(|r| r.1 == 0));
+            assert_eq!(g.chunk_limit[0], 128);
+            let slots = if kind == QueueKind::VirtualArray {
+                4
+            } else {
+                1
+            };
+            assert!(g.vaq.iter().all(|v| v.1 == slots), "{kind:?}");
+            let mut s = String::new();
+            g.wgsl(&mut s);
+            assert!(s.contains("const OURO_CB_SPAN: u32 = 256u;"));
+            assert!(s.contains("const OURO_CB_MOVE: u32 = 128u;"));
+            assert!(s.contains("OURO_QC_START"));
+        }
     }
 
     #[test]

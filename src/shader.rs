@@ -102,6 +102,10 @@ const LIBRARY: &[(&str, &str)] = &[
         include_str!("../shaders/ouroboros/page_based.wgsl"),
     ),
     (
+        "ouroboros/chunk_tokens.wgsl",
+        include_str!("../shaders/ouroboros/chunk_tokens.wgsl"),
+    ),
+    (
         "ouroboros/chunk_based.wgsl",
         include_str!("../shaders/ouroboros/chunk_based.wgsl"),
     ),

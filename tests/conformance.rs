@@ -84,6 +84,18 @@ conformance_tests! {
     ouro_c_s_device_bad_input: Strategy::OuroCS, Scenario::DeviceBadInput;
     ouro_c_s_host_bad_input: Strategy::OuroCS, Scenario::HostBadInput;
     ouro_c_s_utilisation: Strategy::OuroCS, Scenario::Utilisation;
+    ouro_c_va_basic: Strategy::OuroCVA, Scenario::Basic;
+    ouro_c_va_churn: Strategy::OuroCVA, Scenario::Churn;
+    ouro_c_va_exhaustion: Strategy::OuroCVA, Scenario::Exhaustion;
+    ouro_c_va_device_bad_input: Strategy::OuroCVA, Scenario::DeviceBadInput;
+    ouro_c_va_host_bad_input: Strategy::OuroCVA, Scenario::HostBadInput;
+    ouro_c_va_utilisation: Strategy::OuroCVA, Scenario::Utilisation;
+    ouro_c_vl_basic: Strategy::OuroCVL, Scenario::Basic;
+    ouro_c_vl_churn: Strategy::OuroCVL, Scenario::Churn;
+    ouro_c_vl_exhaustion: Strategy::OuroCVL, Scenario::Exhaustion;
+    ouro_c_vl_device_bad_input: Strategy::OuroCVL, Scenario::DeviceBadInput;
+    ouro_c_vl_host_bad_input: Strategy::OuroCVL, Scenario::HostBadInput;
+    ouro_c_vl_utilisation: Strategy::OuroCVL, Scenario::Utilisation;
     bump_growth: Strategy::Bump, Scenario::Growth;
     rw_bm_growth: Strategy::RwBm, Scenario::Growth;
     rw_growth: Strategy::Rw, Scenario::Growth;
@@ -93,4 +105,6 @@ conformance_tests! {
     ouro_p_va_growth: Strategy::OuroPVA, Scenario::Growth;
     ouro_p_vl_growth: Strategy::OuroPVL, Scenario::Growth;
     ouro_c_s_growth: Strategy::OuroCS, Scenario::Growth;
+    ouro_c_va_growth: Strategy::OuroCVA, Scenario::Growth;
+    ouro_c_vl_growth: Strategy::OuroCVL, Scenario::Growth;
 }

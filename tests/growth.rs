@@ -44,6 +44,8 @@ fn low_watermark_raises_pressure_and_maintain_grows() {
         Strategy::OuroPVA,
         Strategy::OuroPVL,
         Strategy::OuroCS,
+        Strategy::OuroCVA,
+        Strategy::OuroCVL,
     ] {
         let config = HeapConfig::new(1 << 20)
             .max_size(4 << 20)
@@ -395,6 +397,8 @@ fn ouroboros_grow_after_a_straddling_run() {
         Strategy::OuroPVA,
         Strategy::OuroPVL,
         Strategy::OuroCS,
+        Strategy::OuroCVA,
+        Strategy::OuroCVL,
     ] {
         let config = HeapConfig::new(MIB)
             .max_size(2 * MIB)

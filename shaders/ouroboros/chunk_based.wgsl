@@ -1,5 +1,7 @@
-// Ouroboros, chunk-based front end (ICS 2020 section 4.2, Algorithms 4 and 5), with the
-// standard queue: the class queue holds tokens of chunks that have free pages; a bulk
+// Ouroboros, chunk-based front end (ICS 2020 section 4.2, Algorithms 4 and 5), on the
+// standard queue (ouro-c-s) or, through the ct_* functions of chunk_tokens.wgsl (where the
+// tokens lie, how they are placed, read and removed), on virtualized queues (ouro-c-va,
+// ouro-c-vl; section 5): the class queue holds tokens of chunks that have free pages; a bulk
 // semaphore counts the free pages on them. malloc waits on the semaphore for one page, then
 // walks the queue from its front, and on the first chunk whose count it can decrement it
 // claims a page through the chunk's bitmask. Whoever takes a chunk's last page removes its
@@ -12,14 +14,16 @@
 // OURO_CB_RETIRED, plus walkers' momentary decrements, while c is not a chunk-based page
 // chunk: set for every chunk by the init pass and restored when a chunk is retired),
 // OURO_CB_QUEUED + c its token state (none, queued or being placed, retired),
-// OURO_CB_POS + c the ring slot of its token, OURO_CB_BITS + c * OURO_CB_WORDS the bitmask
+// OURO_CB_POS + c the position of its token, OURO_CB_BITS + c * OURO_CB_WORDS the bitmask
 // (bit set = page free).
 //
-// Queue use differs from the page-based front end: the ring is a set of tokens with a scan
-// hint (front) and an insertion cursor (back). Tokens are removed where they lie, so the
-// cursor may lap the hint; an insertion that meets a live token moves on to the next slot.
-// The ring has twice as many slots as the chunks the class can own (src/ouroboros.rs), so
-// at least half of its slots are free at any time.
+// Queue use differs from the page-based front end: the queue is a set of tokens with a scan
+// hint (front) and an insertion cursor (back), and tokens are removed where they lie.
+// Standard ring: the cursor may lap the hint; an insertion that meets a live token moves on
+// to the next slot; the ring has twice as many slots as the chunks the class can own
+// (src/ouroboros.rs), so at least half of its slots are free at any time. Virtualized: a
+// log whose positions only grow, old tokens moved to its back by walkers (chunk_tokens.wgsl).
+// OURO_CB_POS + c holds the position of c's token in either.
 //
 // Invariants
 //   - A page's bit is set before its count unit exists and cleared only by the invocation
@@ -31,15 +35,21 @@
 //     execution this happened whenever the lanes of one group freed a whole small-batch
 //     chunk. Such tokens were never removed, filled the ring, and the insertions that then
 //     failed hid chunks with free pages: the contention failures seen under mixed traffic.)
+//   - Only the invocation whose removal CAS took a token out moves its state on (to NONE,
+//     or to RETIRED for the retirer). A walker that moves an old token (virtualized queues)
+//     is such a remover: it resets the state to NONE and requeues through cb_requeue, so a
+//     moved token is placed at the back under the same rules; a retirer whose removal
+//     misses a token being moved undoes the retirement, as for a token being placed.
 //   - A token of a chunk that was returned to the pool and reused may still be read by a
 //     walker that loaded it just before; the walker checks the chunk's class after its
 //     decrement and undoes it if the chunk changed hands.
 //
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait; a walk of at most one lap of
-// the ring; OURO_CB_WORDS words of bitmask with 32 claim attempts each; one lap of the ring
-// per insertion; two passes of cb_requeue. A malloc whose walks miss OURO_CB_HELP_MISSES
-// times, or that runs out of rounds, produces a chunk itself (bsem_help); one that finds no
-// memory while other chunks of the class are being filled waits on for their pages, as in
+// the ring (virtualized: at most OURO_CB_SPAN positions); OURO_CB_WORDS words of bitmask
+// with 32 claim attempts each; one insertion per placement (its bounds: chunk_tokens.wgsl);
+// two passes of cb_requeue. A malloc whose walks miss OURO_CB_HELP_MISSES times, or that
+// runs out of rounds, produces a chunk itself (bsem_help); one that finds no memory while
+// other chunks of the class are being filled waits on for their pages, as in
 // page_based.wgsl. It fails only when its rounds are spent and a last production fails:
 // HEAP_OUT_OF_MEMORY if its class can get no more pages (ouro_class_exhausted), else
 // HEAP_CONTENTION.
@@ -62,25 +72,13 @@ fn cb_words(k: u32) -> u32 {
     return (ouro_batch(k) + 31u) / 32u;
 }
 
-// Places a token for chunk c (whose queued flag the caller set): from a slot taken at the
-// insertion cursor, the first empty slot onwards. At most half the slots hold tokens, so one
-// lap finds one; if even that fails (racing insertions), the flag is cleared so that a later
-// free tries again.
+// Places a token for chunk c (whose token state the caller set to queued) through the
+// token storage (chunk_tokens.wgsl). If no place can be had (standard ring: racing
+// insertions filled a lap; virtualized: no queue chunk), the state goes back to none so
+// that a later free tries again.
 fn cb_enqueue(k: u32, c: u32) -> bool {
-    let pos = oq_reserve_back(k, 1u);
-    let laps = ouro_ring_mask(k) + 1u;
-    for (var i = 0u; i < laps; i++) {
-        let slot = oq_slot(k, pos + i);
-        for (var weak = 0u; weak < 4u; weak++) {
-            let x = atomicCompareExchangeWeak(&heap_meta[slot], OQ_EMPTY, c + 1u);
-            if (x.exchanged) {
-                atomicStore(&heap_meta[OURO_CB_POS + c], slot);
-                return true;
-            }
-            if (x.old_value != OQ_EMPTY) {
-                break; // a live token: next slot
-            }
-        }
+    if (ct_insert(k, c)) {
+        return true;
     }
     atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     return false;
@@ -138,54 +136,77 @@ fn cb_claim_bit(k: u32, c: u32, spread: u32) -> u32 {
     return OURO_CB_NONE;
 }
 
-// Walks the ring from its front for a chunk with a free page and claims one.
+// The caller removed c's token (a DEQUEUE-mode claimer, or a walker moving an old token):
+// the token state goes back to none, and the token is put back (at the back) if c has
+// free pages.
+fn cb_token_removed(c: u32) -> bool {
+    // An exchange, not a store: the load below must not move before it.
+    atomicExchange(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
+    return bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) > 0;
+}
+
+// Walks the token set from its scan hint for a chunk with a free page and claims one.
+// (NIR inlines every call: cb_requeue, which inlines an insertion, has one call site in
+// the loop, taken at the end of an iteration that needs it.)
 fn cb_find(k: u32, spread: u32) -> u32 {
     let qm = ouro_queue_meta(k);
-    let f = atomicLoad(&heap_meta[qm + 2u]);
-    let laps = ouro_ring_mask(k) + 1u;
+    let f = ct_walk_start(k);
+    let n = ct_walk_len(k, f);
+    let back = atomicLoad(&heap_meta[qm + 3u]);
     var leading_empty = true;
-    for (var i = 0u; i < laps; i++) {
-        let slot = oq_slot(k, f + i);
-        let v = atomicLoad(&heap_meta[slot]);
-        if (v == OQ_EMPTY) {
+    for (var i = 0u; i < n; i++) {
+        let pos = f + i;
+        let v = ct_load(k, pos);
+        if (ct_passable(k, pos, v, back)) {
             if (leading_empty) {
-                // Move the scan hint past empty slots at the front.
-                atomicCompareExchangeWeak(&heap_meta[qm + 2u], f + i, f + i + 1u);
+                // Move the scan hint past empty (removed) positions at the front.
+                atomicCompareExchangeWeak(&heap_meta[qm + 2u], pos, pos + 1u);
             }
             continue;
         }
         leading_empty = false;
+        if (v == OQ_EMPTY || v == OQ_SKIP || v > OURO_CHUNKS) {
+            continue; // a token still being written (virtualized log)
+        }
         let c = v - 1u;
-        let old = bitcast<i32>(atomicSub(&heap_meta[OURO_CB_COUNT + c], 1u));
-        if (old >= 1 && atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) == k + 1u) {
-            if (old == 1) {
-                // DEQUEUE mode: we took the last free page; take the token out, then put it
-                // back if frees arrived meanwhile.
-                let x = atomicCompareExchangeWeak(&heap_meta[slot], v, OQ_EMPTY);
-                if (x.exchanged) {
-                    // An exchange, not a store: the load below must not move before it.
-                    atomicExchange(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
-                    if (bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) > 0) {
-                        cb_requeue(k, c);
-                    }
+        var requeue_class = OURO_CB_NONE;
+        var found = OURO_CB_NONE;
+        // An old token near the front (virtualized log) is moved to the back, so the front
+        // can pass its position: removed here, put back below like a DEQUEUE-mode removal.
+        var remove = ct_should_move(k, pos, back);
+        if (!remove) {
+            let old = bitcast<i32>(atomicSub(&heap_meta[OURO_CB_COUNT + c], 1u));
+            if (old >= 1 && atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) == k + 1u) {
+                // DEQUEUE mode (old == 1): we take the last free page; the token goes out
+                // below, and back in if frees arrived meanwhile.
+                remove = old == 1;
+                found = cb_claim_bit(k, c, spread);
+                if (found == OURO_CB_NONE) {
+                    // Cannot happen while the invariants hold; give the count unit back.
+                    atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u);
+                }
+            } else {
+                // Nothing to take here (or the chunk changed hands): undo. If the undo
+                // brings the count from 0 to 1, our decrement may have made a claimer think
+                // it took the last page (it then removed the token) or a free think it was
+                // not the first: the token is ours to put back (RE_ENQUEUE), into the queue
+                // of the chunk's current class.
+                let back_count = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u));
+                let owner = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
+                if (back_count == 0 && owner != 0u && owner - 1u < OURO_BASE_CLASSES) {
+                    requeue_class = owner - 1u;
                 }
             }
-            let page = cb_claim_bit(k, c, spread);
-            if (page != OURO_CB_NONE) {
-                return (c << OURO_CHUNK_SHIFT) + page * ouro_page_units(k);
-            }
-            // Cannot happen while the invariants hold; give the count unit back.
-            atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u);
-            continue;
         }
-        // Nothing to take here (or the chunk changed hands): undo. If the undo brings the
-        // count from 0 to 1, our decrement may have made a claimer think it took the last
-        // page (it then removed the token) or a free think it was not the first: the token
-        // is ours to put back (RE_ENQUEUE), into the queue of the chunk's current class.
-        let back = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u));
-        let owner = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
-        if (back == 0 && owner != 0u && owner - 1u < OURO_BASE_CLASSES) {
-            cb_requeue(owner - 1u, c);
+        // One call site each for the removal and the requeue (NIR inlines them).
+        if (remove && ct_remove(k, pos, v) && cb_token_removed(c)) {
+            requeue_class = k;
+        }
+        if (requeue_class != OURO_CB_NONE) {
+            cb_requeue(requeue_class, c);
+        }
+        if (found != OURO_CB_NONE) {
+            return (c << OURO_CHUNK_SHIFT) + found * ouro_page_units(k);
         }
     }
     return OURO_CB_NONE;
@@ -225,13 +246,26 @@ fn cb_produce(k: u32) -> HeapAlloc {
     // chunk's count is OURO_CB_RETIRED while it is not a chunk-based page chunk (set by the
     // init pass, restored by retirement).
     atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED));
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], k + 1u);
     if (batch > 1u) {
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_QUEUED);
-        cb_enqueue(k, c);
+        if (!cb_enqueue(k, c)) {
+            // No place for the token (a virtualized queue found no queue chunk: the heap is
+            // full). Undo and report out of memory, as a page-based producer whose queue
+            // takes nothing does. Nobody can have claimed a page of c: it has no token, and
+            // a walker holding a token of c's previous life finds c's class unset (it is
+            // set below, once the token is placed) and undoes its decrement.
+            atomicSub(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED));
+            atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_RETIRED);
+            atomicSub(&heap_meta[qm + 4u], 1u);
+            ouro_chunk_free(c);
+            bsem_signal(qm, 0u, 1u);
+            ouro_fill_end(k);
+            return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+        }
     } else {
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     }
+    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], k + 1u);
     bsem_signal(qm, batch - 1u, 1u);
     ouro_fill_end(k);
     return ouro_grant(c << OURO_CHUNK_SHIFT, ouro_page_units(k));
@@ -241,9 +275,11 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     var st = bsem_new_wait();
-    var spread = heap_hash(atomicAdd(&heap_meta[qm + 5u], 1u));
+    var spread = heap_hash(atomicAdd(&heap_meta[qm + OQ_SPREAD], 1u));
     var misses = 0u;
     for (var round = 0u; round < OURO_ROUNDS; round++) {
+        let last = round + 1u == OURO_ROUNDS;
+        var produce = false;
         let r = bsem_step(qm, 1u, batch, &st);
         if (r == BSEM_GOT) {
             let unit = cb_find(k, spread);
@@ -256,23 +292,24 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             bsem_signal(qm, 1u, 0u);
             spread += 1u;
             misses += 1u;
-            if (misses >= OURO_CB_HELP_MISSES && bsem_help(qm)) {
-                let a = cb_produce(k);
-                if (a.status != HEAP_OUT_OF_MEMORY || !ouro_batches_filling(k)) {
-                    return a;
-                }
-            }
+            produce = misses >= OURO_CB_HELP_MISSES && bsem_help(qm);
         } else if (r == BSEM_ALLOCATE) {
+            produce = true;
+        }
+        if (last && !produce) {
+            // Out of rounds: one last production (or out of memory).
+            bsem_abandon(qm, 1u, &st);
+            produce = bsem_help(qm);
+        }
+        // One call site of cb_produce (NIR inlines it, with a whole token insertion).
+        if (produce) {
             let a = cb_produce(k);
-            // No memory for a chunk of our own, but others are filling theirs: wait on.
-            if (a.status != HEAP_OUT_OF_MEMORY || !ouro_batches_filling(k)) {
+            // No memory for a chunk of our own, but others are filling theirs: wait on
+            // for their pages, unless the rounds are spent.
+            if (last || a.status != HEAP_OUT_OF_MEMORY || !ouro_batches_filling(k)) {
                 return a;
             }
         }
-    }
-    bsem_abandon(qm, 1u, &st);
-    if (bsem_help(qm)) {
-        return cb_produce(k); // out of rounds: one last production (or out of memory)
     }
     if (ouro_class_exhausted(k)) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
@@ -290,6 +327,7 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
     let old = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u));
     bsem_signal(qm, 1u, 0u);
     var retired = false;
+    var requeue = false;
     if (old + 1 == i32(batch) && bsem_try_take(qm, batch)) {
         // Every page is free: take them out of the semaphore, retire the chunk, remove its
         // token and return it to the pool (Algorithm 4, line 30). A step that fails undoes
@@ -303,9 +341,8 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
             let q = atomicCompareExchangeWeak(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE, OURO_CB_TOKEN_RETIRED);
             var token_gone = q.exchanged;
             if (!token_gone && q.old_value == OURO_CB_TOKEN_QUEUED) {
-                let slot = atomicLoad(&heap_meta[OURO_CB_POS + c]);
-                let y = atomicCompareExchangeWeak(&heap_meta[slot], c + 1u, OQ_EMPTY);
-                if (y.exchanged) {
+                let pos = atomicLoad(&heap_meta[OURO_CB_POS + c]);
+                if (ct_remove(k, pos, c + 1u)) {
                     atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_RETIRED);
                     token_gone = true;
                 }
@@ -316,7 +353,7 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
                 retired = true;
             } else {
                 atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - bitcast<u32>(OURO_CB_RETIRED));
-                cb_requeue(k, c); // in case a remover saw the retired count and left it
+                requeue = true; // in case a remover saw the retired count and left it
             }
         }
         if (!retired) {
@@ -324,7 +361,10 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
         }
     }
     if (!retired && old == 0) {
-        cb_requeue(k, c); // FIRST_FREE: the chunk has a free page again
+        requeue = true; // FIRST_FREE: the chunk has a free page again
+    }
+    if (requeue) {
+        cb_requeue(k, c); // one call site (NIR inlines it)
     }
     return HeapFree(pu, HEAP_OK);
 }

@@ -27,7 +27,8 @@
 //     whose free pages sit in a standard index queue (the page-based front end's queues;
 //     the runs' queues in every variant).
 // It fails for a queue chunk (OURO_INFO_QUEUE), and for a page chunk of a class whose queue
-// is virtualized (ouro-p-va, ouro-p-vl) or chunk-based (ouro-c-s, classes up to a chunk):
+// is virtualized (ouro-p-va, ouro-p-vl) or chunk-based (ouro-c-s, ouro-c-va, ouro-c-vl,
+// classes up to a chunk; the last two also keep their token queues in queue chunks):
 // their queues keep items in heap memory or tokens with per-chunk counts that cannot be
 // purged in place. (A chunk-based chunk whose pages are all free normally went back to the
 // pool at its last free, so this bites only when that retirement lost a race.)

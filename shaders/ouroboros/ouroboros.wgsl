@@ -36,20 +36,28 @@ const OURO_INFO_QUEUE: u32 = 0x80000000u;
 #endif
 #include "page_based.wgsl"
 #ifdef OURO_CHUNK_BASED
+#include "chunk_tokens.wgsl"
 #include "chunk_based.wgsl"
 #endif
 #ifdef GPU_HEAP_GROWABLE
 #include "growth.wgsl"
 #endif
 
-// The class queues: standard index queues, or (OURO_QUEUE_VA, OURO_QUEUE_VL) virtualized ones for the
-// classes up to one chunk. Classes of multi-chunk runs and the chunk pool always use
-// standard queues: they are small, and the pool cannot borrow its own chunks.
+// The class queues of pages: standard index queues, or (OURO_QUEUE_VA, OURO_QUEUE_VL)
+// virtualized ones for the classes up to one chunk. Classes of multi-chunk runs and the
+// chunk pool always use standard queues: they are small, and the pool cannot borrow its own
+// chunks. In the chunk-based variants the classes up to one chunk keep chunk tokens instead
+// (chunk_tokens.wgsl), so every queue of pages is a standard one (and the compiler drops
+// the virtualized page paths).
 fn cq_virtual(k: u32) -> bool {
+#ifdef OURO_CHUNK_BASED
+    return false;
+#else
 #ifdef OURO_VIRTUAL_QUEUES
     return k < OURO_BASE_CLASSES;
 #else
     return false;
+#endif
 #endif
 }
 

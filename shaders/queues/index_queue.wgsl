@@ -38,9 +38,11 @@ const OQ_MOVES: u32 = 4u;
 
 // Queue descriptor: [0, 1] bulk semaphore (or [0] fill count), [2] front, [3] back,
 // [4] chunks owned by the class, [5..7] the front end's and the virtualized queues' words
-// (chunk_based.wgsl, vlq.wgsl), [8] batches being filled (OQ_FILLING), [9..11] free.
+// (chunk_tokens.wgsl, vlq.wgsl), [8] batches being filled (OQ_FILLING), [9] the
+// chunk-based malloc's spread counter (OQ_SPREAD), [10, 11] free.
 const OQ_WORDS: u32 = 12u;
 const OQ_FILLING: u32 = 8u;
+const OQ_SPREAD: u32 = 9u;
 
 fn ouro_queue_meta(q: u32) -> u32 {
     return OURO_QUEUE_META + q * OQ_WORDS;

@@ -539,7 +539,7 @@ fn utilisation(
             format!("utilisation {:.2}% is below 98%", fraction * 100.0)
         });
     }
-    if strategy.needs_atomic_segments() {
+    if strategy.needs_atomic_segments() && strategy.is_page_based_ouroboros() {
         // Virtualized queues hold free pages in queue chunks taken from the heap. With the
         // heap full of 16-byte pages there is no chunk left for them, so frees fail with
         // HEAP_OUT_OF_MEMORY and those pages stay out of circulation (a documented limit

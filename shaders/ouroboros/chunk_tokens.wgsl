@@ -1,0 +1,411 @@
+// The storage of the chunk-based front end's token sets (chunk_based.wgsl): where class k's
+// chunk tokens lie, behind a few ct_* functions so that one front end runs on the standard
+// queue (ouro-c-s) and on the virtualized ones (ouro-c-va, ouro-c-vl; ICS 2020 sections 4.2
+// with 5.1 and 5.2).
+//
+// Provides, for class k and a token position pos (u32, compared modulo 2^32):
+//   ct_insert(k, c) -> bool     place chunk c's token (c + 1), record its position in
+//                               OURO_CB_POS + c; false if no place could be had
+//   ct_remove(k, pos, v) -> bool  take token v out of position pos (one CAS; false if it is
+//                               no longer there)
+//   ct_load(k, pos) -> u32      the token at pos, OQ_EMPTY (nothing there yet) or OQ_SKIP
+//                               (removed, or behind the queue's front)
+//   ct_walk_start(k), ct_walk_len(k, f)   where a walk starts and how many positions it reads
+//   ct_passable(k, pos, v, back)  whether the scan hint may move past pos
+//   ct_should_move(k, pos, back)  whether a live token at pos is old enough to be moved
+//
+// Standard queue (ouro-c-s): a ring in heap_meta used as a set. Insertions take a slot at
+// the insertion cursor and move on past live tokens; removal clears the slot (OQ_EMPTY), so
+// slots are reused; the ring has twice as many slots as the class can own chunks, and a
+// walk covers one lap. Unchanged from before this module existed.
+//
+// Virtualized queues: a log of positions that only grow. An insertion takes a fresh
+// position at the back counter (descriptor word 3) and writes its token there once; a
+// removal replaces the token with OQ_SKIP, so every position is written once and removed
+// once, and is never reused. Positions live in queue chunks of OURO_QC_ITEMS words taken
+// from the chunk pool (OURO_INFO_QUEUE in their chunk info; OURO_QC_START + c their first
+// position, OURO_QC_COUNT + c = A << 16 | B: A positions written, B tokens in it not yet
+// removed). A queue chunk is drained when A = OURO_QC_ITEMS and B = 0, and chunks leave the
+// queue in position order only, through its front:
+//   - VAQ (ouro-c-va): positions map to chunk-pointer slots as in queues/vaq.wgsl
+//     (ouro_vaq_base, two words per slot, the first used); descriptor word 5 is the front
+//     position (a multiple of OURO_QC_ITEMS). Whoever drains a chunk moves the front past
+//     every drained chunk at it; the winner of each front move clears the pointer and
+//     returns that chunk to the pool.
+//   - VLQ (ouro-c-vl): the linked chunks, front/back/old pointers and counts of
+//     queues/vlq.wgsl (vl_find, vl_link_next, vl_finish); drained chunks are freed only once
+//     the `old` pointer, OURO_VL_TRAIL chunks behind front, leaves them (the paper's
+//     safety distance).
+// The scan hint (word 2) starts walks; it moves past removed positions at its front and
+// never behind the front of the queue, and an insertion that lands behind it pulls it back
+// (atomicMin), so a token is never left where no walk reaches it. Live tokens more than
+// OURO_CB_MOVE positions behind the back are moved to the back by the walker that meets them
+// (remove, then requeue through the token-state protocol, as a DEQUEUE-mode remover does),
+// so the live part of the log stays about one walk (OURO_CB_SPAN) long, the front keeps
+// moving, and drained queue chunks return to the pool.
+//
+// Invariants (virtualized)
+//   - Every position below the queue's front was written and removed: the front passes
+//     drained chunks only, in order. So positions behind it read as OQ_SKIP.
+//   - A reader validates what it read: the chunk must still be a queue chunk starting at the
+//     position's chunk start after the read (chunk info and start are changed before a chunk
+//     is reused: ouro_chunk_free clears the info, a new queue chunk gets a new start, and
+//     positions are never reused), otherwise the read counts as OQ_SKIP. Removal CASes the
+//     exact token value after such a validation; a queue chunk is freed only when all its
+//     positions are removed and the front passed it (VLQ: and `old` after OURO_VL_TRAIL
+//     more chunks). What is left is the window of a VAQ remover stalled between its
+//     validation and its CAS while the whole chunk is drained, released and reused for user
+//     data holding the token's value: as with the paper's safety distance, a heuristic.
+//   - VAQ: a position is inserted only if it lies within the pointer array's span from the
+//     front (ouro_vaq_mask + 1 slots, sized for four walks in src/ouroboros.rs), so a lap
+//     never reaches a chunk still in use; an insertion beyond it fails.
+//
+// Positions are u32 and compared by difference, except in the hint's atomicMin (an
+// insertion pulling it back) and atomicMax (a walk lifting it to the front): within a few
+// positions of the 2^32 wrap those two can leave the hint on the wrong side, and a token
+// placed then is out of sight until it is moved or its chunk is freed again. A class needs
+// about 4 billion token placements to get there.
+//
+// Failure: no queue chunk (the heap is full) or a VAQ position beyond the span makes
+// ct_insert return false; the caller (cb_enqueue) then leaves the chunk without a token and
+// its free pages out of sight until its next first free or its retirement, as the standard
+// ring does when an insertion cannot find a slot. A position that could not be written
+// keeps its queue chunk from draining (as in queues/vaq.wgsl and vlq.wgsl).
+//
+// Loops, all bounded: standard: one lap of the ring per insertion, 4 weak CAS per slot.
+// Virtualized: 64 weak CAS for a fresh position; VQ_PTR_WAIT rounds for a VAQ pointer,
+// OURO_QC_ITEMS stores to zero a chunk; CT_HOPS links followed per VLQ lookup (vl_find's
+// VL_ROUNDS for insertions); CT_FRONT_STEPS front moves per drain.
+
+const CT_HOPS: u32 = 64u;
+const CT_FRONT_STEPS: u32 = 64u;
+const CT_BEHIND: u32 = 0xfffffffeu;
+
+#ifndef OURO_VIRTUAL_QUEUES
+// ---- standard ring -------------------------------------------------------------------
+
+fn ct_insert(k: u32, c: u32) -> bool {
+    let pos = oq_reserve_back(k, 1u);
+    let laps = ouro_ring_mask(k) + 1u;
+    for (var i = 0u; i < laps; i++) {
+        let slot = oq_slot(k, pos + i);
+        for (var weak = 0u; weak < 4u; weak++) {
+            let x = atomicCompareExchangeWeak(&heap_meta[slot], OQ_EMPTY, c + 1u);
+            if (x.exchanged) {
+                atomicStore(&heap_meta[OURO_CB_POS + c], pos + i);
+                return true;
+            }
+            if (x.old_value != OQ_EMPTY) {
+                break; // a live token: next slot
+            }
+        }
+    }
+    return false;
+}
+
+fn ct_remove(k: u32, pos: u32, v: u32) -> bool {
+    return atomicCompareExchangeWeak(&heap_meta[oq_slot(k, pos)], v, OQ_EMPTY).exchanged;
+}
+
+fn ct_load(k: u32, pos: u32) -> u32 {
+    return atomicLoad(&heap_meta[oq_slot(k, pos)]);
+}
+
+fn ct_walk_start(k: u32) -> u32 {
+    return atomicLoad(&heap_meta[ouro_queue_meta(k) + 2u]);
+}
+
+fn ct_walk_len(k: u32, f: u32) -> u32 {
+    return ouro_ring_mask(k) + 1u;
+}
+
+fn ct_passable(k: u32, pos: u32, v: u32, back: u32) -> bool {
+    return v == OQ_EMPTY;
+}
+
+fn ct_should_move(k: u32, pos: u32, back: u32) -> bool {
+    return false;
+}
+
+#else
+// ---- virtualized log -------------------------------------------------------------------
+
+fn ct_segment(qc: u32) -> u32 {
+    return (qc << OURO_CHUNK_SHIFT) >> HEAP_SEGMENT_SHIFT;
+}
+
+fn ct_word(qc: u32, pos: u32) -> u32 {
+    return (((qc << OURO_CHUNK_SHIFT) & HEAP_SEGMENT_MASK) << 2u) + (pos & (OURO_QC_ITEMS - 1u));
+}
+
+fn ct_chunk_start(pos: u32) -> u32 {
+    return pos & ~(OURO_QC_ITEMS - 1u);
+}
+
+// Whether queue chunk qc still holds the positions starting at `start`.
+fn ct_valid(qc: u32, start: u32) -> bool {
+    return atomicLoad(&heap_meta[OURO_CHUNK_INFO + qc]) == OURO_INFO_QUEUE
+        && atomicLoad(&heap_meta[OURO_QC_START + qc]) == start;
+}
+
+#ifdef OURO_QUEUE_VA
+// VAQ: the front position, and a position's chunk through the pointer array.
+fn ct_front(k: u32) -> u32 {
+    return atomicLoad(&heap_meta[ouro_queue_meta(k) + 5u]);
+}
+
+fn ct_span(k: u32) -> u32 {
+    return OURO_QC_ITEMS * (ouro_vaq_mask(k) + 1u);
+}
+
+// The chunk holding pos for a reader: CT_BEHIND if pos is behind the front, OURO_NO_CHUNK if
+// its chunk is not installed (yet).
+fn ct_lookup(k: u32, pos: u32) -> u32 {
+    let d = pos - ct_front(k);
+    if (d >= 0x80000000u) {
+        return CT_BEHIND;
+    }
+    if (d >= ct_span(k)) {
+        return OURO_NO_CHUNK;
+    }
+    let p = atomicLoad(&heap_meta[vq_ptr_word(k, pos)]);
+    if (p == 0u || !ct_valid(p - 1u, ct_chunk_start(pos))) {
+        return OURO_NO_CHUNK;
+    }
+    return p - 1u;
+}
+
+// A fresh queue chunk for the positions from `start`, published in pointer word pw (or the
+// one someone else published first).
+fn ct_install(pw: u32, start: u32) -> u32 {
+    let c = ouro_chunk_alloc();
+    if (c == OURO_NO_CHUNK) {
+        return OURO_NO_CHUNK;
+    }
+    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], OURO_INFO_QUEUE);
+    atomicStore(&heap_meta[OURO_QC_START + c], start);
+    atomicStore(&heap_meta[OURO_QC_COUNT + c], 0u);
+    let seg = ct_segment(c);
+    let base = ct_word(c, 0u);
+    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
+        heap_atomic_store(seg, base + i, OQ_EMPTY);
+    }
+    for (var attempt = 0u; attempt < 64u; attempt++) {
+        let x = atomicCompareExchangeWeak(&heap_meta[pw], 0u, c + 1u);
+        if (x.exchanged) {
+            return c;
+        }
+        if (x.old_value != 0u) {
+            break;
+        }
+    }
+    ouro_chunk_free(c);
+    return OURO_NO_CHUNK; // the caller looks at the pointer again
+}
+
+// The chunk for an insertion at pos: waits VQ_PTR_WAIT rounds for its pointer (the
+// inserter of the chunk's first position installs it at once, others after the wait).
+fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
+    if (pos - ct_front(k) >= ct_span(k)) {
+        return OURO_NO_CHUNK; // beyond the pointer array's lap (or behind the front)
+    }
+    let pw = vq_ptr_word(k, pos);
+    let start = ct_chunk_start(pos);
+    for (var round = 0u; round < VQ_PTR_WAIT; round++) {
+        let p = atomicLoad(&heap_meta[pw]);
+        if (p != 0u) {
+            if (atomicLoad(&heap_meta[OURO_QC_START + p - 1u]) == start) {
+                return p - 1u;
+            }
+            continue; // the previous lap's chunk, being released by the front's mover
+        }
+        if (pos == start || round >= VQ_PTR_WAIT / 2u) {
+            let c = ct_install(pw, start);
+            if (c != OURO_NO_CHUNK) {
+                return c;
+            }
+            if (atomicLoad(&heap_meta[pw]) == 0u) {
+                return OURO_NO_CHUNK; // the heap has no chunk for it
+            }
+        }
+    }
+    return OURO_NO_CHUNK;
+}
+
+// Moves the front past drained chunks; the winner of each move releases the chunk.
+fn ct_advance(k: u32) {
+    let word = ouro_queue_meta(k) + 5u;
+    for (var step = 0u; step < CT_FRONT_STEPS; step++) {
+        let f = atomicLoad(&heap_meta[word]);
+        let pw = vq_ptr_word(k, f);
+        let p = atomicLoad(&heap_meta[pw]);
+        if (p == 0u || atomicLoad(&heap_meta[OURO_QC_START + p - 1u]) != f) {
+            return;
+        }
+        if (atomicLoad(&heap_meta[OURO_QC_COUNT + p - 1u]) != OURO_QC_ITEMS * VL_A_ONE_CT) {
+            return;
+        }
+        let x = atomicCompareExchangeWeak(&heap_meta[word], f, f + OURO_QC_ITEMS);
+        if (x.exchanged) {
+            atomicStore(&heap_meta[pw], 0u);
+            ouro_chunk_free(p - 1u);
+        }
+    }
+}
+
+fn ct_finish(k: u32, qc: u32, add: u32, sub: u32) {
+    var after: u32;
+    if (add != 0u) {
+        after = atomicAdd(&heap_meta[OURO_QC_COUNT + qc], add) + add;
+    } else {
+        after = atomicSub(&heap_meta[OURO_QC_COUNT + qc], sub) - sub;
+    }
+    if (after == OURO_QC_ITEMS * VL_A_ONE_CT) {
+        ct_advance(k);
+    }
+}
+
+fn ct_front_position(k: u32) -> u32 {
+    return ct_front(k);
+}
+
+#endif
+
+#ifdef OURO_QUEUE_VL
+// VLQ: a reader follows links from the front chunk (no linking, no waiting).
+fn ct_lookup(k: u32, pos: u32) -> u32 {
+    let f = atomicLoad(&heap_meta[ouro_queue_meta(k) + 5u]);
+    if (f == 0u) {
+        return OURO_NO_CHUNK; // nothing inserted yet
+    }
+    var c = f - 1u;
+    let start = ct_chunk_start(pos);
+    for (var hop = 0u; hop < CT_HOPS; hop++) {
+        let s = atomicLoad(&heap_meta[OURO_QC_START + c]);
+        if (s == start) {
+            return c;
+        }
+        if (start - s >= 0x80000000u) {
+            if (hop == 0u) {
+                return CT_BEHIND;
+            }
+            return OURO_NO_CHUNK; // a recycled chunk on the way: look again later
+        }
+        let n = atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
+        if (n == 0u) {
+            return OURO_NO_CHUNK;
+        }
+        c = n - 1u;
+    }
+    return OURO_NO_CHUNK;
+}
+
+fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
+    let c = vl_find(k, pos, true);
+    if (c != OURO_NO_CHUNK && (pos & (OURO_QC_ITEMS - 1u)) == 0u) {
+        // Section 5.2: the inserter of a chunk's first position links the next one ahead
+        // of need.
+        vl_link_next(c, pos);
+    }
+    return c;
+}
+
+fn ct_finish(k: u32, qc: u32, add: u32, sub: u32) {
+    vl_finish(k, qc, add, sub);
+}
+
+fn ct_front_position(k: u32) -> u32 {
+    let f = atomicLoad(&heap_meta[ouro_queue_meta(k) + 5u]);
+    if (f == 0u) {
+        return 0u;
+    }
+    return atomicLoad(&heap_meta[OURO_QC_START + f - 1u]);
+}
+#endif
+
+const VL_A_ONE_CT: u32 = 0x10000u;
+
+fn ct_insert(k: u32, c: u32) -> bool {
+    let pos = oq_reserve_back(k, 1u);
+    let qc = ct_chunk_for_insert(k, pos);
+    if (qc == OURO_NO_CHUNK) {
+        return false;
+    }
+    let seg = ct_segment(qc);
+    let w = ct_word(qc, pos);
+    // A fresh position: nobody else writes it before its token is there.
+    for (var attempt = 0u; attempt < 64u; attempt++) {
+        let x = heap_atomic_cas(seg, w, OQ_EMPTY, c + 1u);
+        if (x.y == 1u) {
+            atomicStore(&heap_meta[OURO_CB_POS + c], pos);
+            ct_finish(k, qc, VL_A_ONE_CT + 1u, 0u);
+            // A walk may have moved the hint past this position while it was empty.
+            atomicMin(&heap_meta[ouro_queue_meta(k) + 2u], pos);
+            return true;
+        }
+        if (x.x != OQ_EMPTY) {
+            break;
+        }
+    }
+    return false;
+}
+
+fn ct_remove(k: u32, pos: u32, v: u32) -> bool {
+    let qc = ct_lookup(k, pos);
+    if (qc >= CT_BEHIND) {
+        return false;
+    }
+    let x = heap_atomic_cas(ct_segment(qc), ct_word(qc, pos), v, OQ_SKIP);
+    if (x.y == 1u) {
+        ct_finish(k, qc, 0u, 1u);
+        return true;
+    }
+    return false;
+}
+
+fn ct_load(k: u32, pos: u32) -> u32 {
+    let qc = ct_lookup(k, pos);
+    if (qc == CT_BEHIND) {
+        return OQ_SKIP;
+    }
+    if (qc == OURO_NO_CHUNK) {
+        return OQ_EMPTY;
+    }
+    let v = heap_atomic_load(ct_segment(qc), ct_word(qc, pos));
+    if (!ct_valid(qc, ct_chunk_start(pos))) {
+        return OQ_SKIP; // released meanwhile: every position of it was removed
+    }
+    return v;
+}
+
+// Walks start at the hint, or at the front if the hint lags behind it.
+fn ct_walk_start(k: u32) -> u32 {
+    let hint = ouro_queue_meta(k) + 2u;
+    let h = atomicLoad(&heap_meta[hint]);
+    let f = ct_front_position(k);
+    if (f - h < 0x80000000u && f != h) {
+        atomicMax(&heap_meta[hint], f);
+        return f;
+    }
+    return h;
+}
+
+fn ct_walk_len(k: u32, f: u32) -> u32 {
+    let back = atomicLoad(&heap_meta[ouro_queue_meta(k) + 3u]);
+    let n = back - f;
+    if (n >= 0x80000000u) {
+        return 0u;
+    }
+    return min(n, OURO_CB_SPAN);
+}
+
+// Removed positions, and positions still empty long after they were reserved (an insertion
+// that failed; one that is merely late pulls the hint back when it lands).
+fn ct_passable(k: u32, pos: u32, v: u32, back: u32) -> bool {
+    return v == OQ_SKIP || (v == OQ_EMPTY && back - pos > OURO_CB_MOVE);
+}
+
+fn ct_should_move(k: u32, pos: u32, back: u32) -> bool {
+    return back - pos > OURO_CB_MOVE;
+}
+#endif

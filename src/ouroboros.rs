@@ -10,7 +10,7 @@
 //!                           (virtualized queue without memory for a queue chunk, or a
 //!                           standard queue's bounded wait ran out); they stay out of use
 //!  18 .. 31                 reserved
-//!  32 ..                    OURO_QUEUE_META: 8 words per queue (classes, then the chunk pool)
+//!  32 ..                    OURO_QUEUE_META: 12 words per queue (classes, then the chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
 //!  ..                       rings, one per queue, each a power of two of words

@@ -44,6 +44,13 @@
 //     walker that loaded it just before; the walker checks the chunk's class after its
 //     decrement and undoes it if the chunk changed hands.
 //
+// Assumed, beyond WGSL's relaxed atomics: a read-modify-write is not reordered with a later
+// load of another word by the same invocation. A remover (state -> none, then load the
+// count) and a free (count + 1, then load the state) rely on it to never both miss each
+// other; if both did, the chunk would keep free pages without a token until its next
+// first free (helping keeps mallocs going meanwhile). It holds on lavapipe (x86 locked
+// instructions) and is what the H200 run must confirm.
+//
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait; a walk of at most one lap of
 // the ring (virtualized: at most OURO_CB_SPAN positions); OURO_CB_WORDS words of bitmask
 // with 32 claim attempts each; one insertion per placement (its bounds: chunk_tokens.wgsl);
@@ -99,16 +106,20 @@ fn cb_requeue(k: u32, c: u32) {
         }
         let x = atomicCompareExchangeWeak(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE, OURO_CB_TOKEN_QUEUED);
         if (!x.exchanged) {
-            return;
+            if (x.old_value != OURO_CB_TOKEN_NONE) {
+                return;
+            }
+            continue; // a spurious weak-CAS failure: try again
         }
         let owner = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
         if (owner == cls + 1u) {
             cb_enqueue(cls, c);
             return;
         }
-        // c changed hands: release the claim (an exchange, so that the count load stays
-        // after it), then requeue for the new owner if it has free pages on c.
-        atomicExchange(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
+        // c changed hands: release our claim (a read-modify-write, so that the count load
+        // stays after it; only our own claim, never a state someone else set), then
+        // requeue for the new owner if it has free pages on c.
+        atomicCompareExchangeWeak(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_QUEUED, OURO_CB_TOKEN_NONE);
         if (owner == 0u || owner - 1u >= OURO_BASE_CLASSES || bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) <= 0) {
             return;
         }
@@ -248,7 +259,11 @@ fn cb_produce(k: u32) -> HeapAlloc {
     atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED));
     if (batch > 1u) {
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_QUEUED);
-        if (!cb_enqueue(k, c)) {
+        // ct_insert, not cb_enqueue: on failure the state must go straight from queued to
+        // retired below. Through none, a late requeue from c's previous life could claim
+        // the pooled chunk and later clear the state of c's next life while its token is
+        // in the queue, letting a second token in.
+        if (!ct_insert(k, c)) {
             // No place for the token (a virtualized queue found no queue chunk: the heap is
             // full). Undo and report out of memory, as a page-based producer whose queue
             // takes nothing does. Nobody can have claimed a page of c: it has no token, and

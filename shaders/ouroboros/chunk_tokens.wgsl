@@ -72,6 +72,12 @@
 // ring does when an insertion cannot find a slot. A position that could not be written
 // keeps its queue chunk from draining (as in queues/vaq.wgsl and vlq.wgsl).
 //
+// Known gap (virtualized storage): a remover checks a position's queue chunk, then CASes the
+// token out; if in between every position of that chunk is removed and the chunk is freed
+// and reused for user data holding exactly the token's value, the CAS writes OQ_SKIP into
+// user memory. VL's trailing `old` pointer makes this need a stall of OURO_VL_TRAIL chunks;
+// VA has no such distance. A reader count per queue chunk would close it.
+//
 // Loops, all bounded: standard: one lap of the ring per insertion, 4 weak CAS per slot.
 // Virtualized: 64 weak CAS for a fresh position; VQ_PTR_WAIT rounds for a VAQ pointer,
 // OURO_QC_ITEMS stores to zero a chunk; CT_HOPS links followed per VLQ lookup (vl_find's

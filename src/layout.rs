@@ -317,6 +317,12 @@ impl HeapLayout {
         }
     }
 
+    /// Chunks that page producers of Ouroboros classes on virtualized queues leave free for
+    /// queue chunks (`OURO_QUEUE_RESERVE`); 0 for every other strategy.
+    pub fn queue_reserve_chunks(&self) -> u64 {
+        self.ouro.as_ref().map_or(0, |o| o.queue_reserve())
+    }
+
     /// Bytes a malloc of `size` takes from the heap.
     pub fn granted_bytes(&self, size: u32) -> u64 {
         if let Some(o) = &self.ouro {

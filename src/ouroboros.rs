@@ -313,11 +313,15 @@ impl OuroGeometry {
         if k < self.base_classes {
             let per_chunk = self.chunk_units as u64 / self.page_units(k);
             match self.queue_kind {
-                // A lower bound: live queue chunks hold one or two chunks.
-                QueueKind::VirtualArray => return chunks.saturating_sub(2) * per_chunk,
+                // A lower bound: live queue chunks hold one or two chunks, and producers
+                // leave the queue reserve free.
+                QueueKind::VirtualArray => {
+                    return chunks.saturating_sub(2 + self.queue_reserve()) * per_chunk
+                }
                 // And drained ones trail front by up to vl_trail chunks.
                 QueueKind::VirtualLinked => {
-                    return chunks.saturating_sub(2 + self.vl_trail()) * per_chunk
+                    return chunks.saturating_sub(2 + self.queue_reserve() + self.vl_trail())
+                        * per_chunk
                 }
                 QueueKind::Standard => {}
             }
@@ -332,6 +336,15 @@ impl OuroGeometry {
     /// (`OURO_VL_TRAIL`, the paper's safety distance t).
     pub fn vl_trail(&self) -> u64 {
         (self.chunks as u64 / 128).clamp(8, 256)
+    }
+
+    /// Page-based variants on virtualized queues: free chunks that producers of pages leave
+    /// to queue chunks (`OURO_QUEUE_RESERVE`, page_based.wgsl); 0 for the others.
+    pub fn queue_reserve(&self) -> u64 {
+        if self.queue_kind == QueueKind::Standard || self.cb_words > 0 {
+            return 0;
+        }
+        (self.chunks as u64 / 256).clamp(2, 64)
     }
 
     pub fn granted_bytes(&self, size: u32) -> u64 {
@@ -390,6 +403,7 @@ impl OuroGeometry {
         if self.queue_kind == QueueKind::VirtualLinked {
             constant("OURO_VL_TRAIL", self.vl_trail());
         }
+        constant("OURO_QUEUE_RESERVE", self.queue_reserve());
         let mut switch = |name: &str, values: &[u64]| {
             let _ = writeln!(s, "fn {name}(q: u32) -> u32 {{\n    switch q {{");
             for (q, v) in values.iter().enumerate() {

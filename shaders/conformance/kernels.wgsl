@@ -16,7 +16,7 @@ struct Params {
     malloc_permille: u32,
     free_permille: u32,
     round: u32,
-    pad: u32,
+    first: u32, // alloc_pass: slots below this one are left alone
 }
 
 struct Slot {
@@ -73,7 +73,8 @@ fn verify_slot(i: u32) {
 @compute @workgroup_size(64)
 fn alloc_pass(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.slots || slots[i].handle != HEAP_NULL || !chance(params.malloc_permille, i, 1u)) {
+    if (i < params.first || i >= params.slots || slots[i].handle != HEAP_NULL
+        || !chance(params.malloc_permille, i, 1u)) {
         return;
     }
     let size = pick_size(i);

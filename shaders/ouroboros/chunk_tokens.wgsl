@@ -23,7 +23,7 @@
 // position at the back counter (descriptor word 3) and writes its token there once; a
 // removal replaces the token with OQ_SKIP, so every position is written once and removed
 // once, and is never reused. Positions live in queue chunks of OURO_QC_ITEMS words taken
-// from the chunk pool (OURO_INFO_QUEUE in their chunk info; OURO_QC_START + c their first
+// from the chunk pool (ouro_queue_info(k) in their chunk info; OURO_QC_START + c their first
 // position, OURO_QC_COUNT + c = A << 16 | B: A positions written, B tokens in it not yet
 // removed). A queue chunk is drained when A = OURO_QC_ITEMS and B = 0, and chunks leave the
 // queue in position order only, through its front:
@@ -148,9 +148,9 @@ fn ct_chunk_start(pos: u32) -> u32 {
     return pos & ~(OURO_QC_ITEMS - 1u);
 }
 
-// Whether queue chunk qc still holds the positions starting at `start`.
-fn ct_valid(qc: u32, start: u32) -> bool {
-    return atomicLoad(&heap_meta[OURO_CHUNK_INFO + qc]) == OURO_INFO_QUEUE
+// Whether queue chunk qc still holds class k's positions starting at `start`.
+fn ct_valid(k: u32, qc: u32, start: u32) -> bool {
+    return atomicLoad(&heap_meta[OURO_CHUNK_INFO + qc]) == ouro_queue_info(k)
         && atomicLoad(&heap_meta[OURO_QC_START + qc]) == start;
 }
 
@@ -175,7 +175,7 @@ fn ct_lookup(k: u32, pos: u32) -> u32 {
         return OURO_NO_CHUNK;
     }
     let p = atomicLoad(&heap_meta[vq_ptr_word(k, pos)]);
-    if (p == 0u || !ct_valid(p - 1u, ct_chunk_start(pos))) {
+    if (p == 0u || !ct_valid(k, p - 1u, ct_chunk_start(pos))) {
         return OURO_NO_CHUNK;
     }
     return p - 1u;
@@ -183,12 +183,12 @@ fn ct_lookup(k: u32, pos: u32) -> u32 {
 
 // A fresh queue chunk for the positions from `start`, published in pointer word pw (or the
 // one someone else published first).
-fn ct_install(pw: u32, start: u32) -> u32 {
+fn ct_install(k: u32, pw: u32, start: u32) -> u32 {
     let c = ouro_chunk_alloc();
     if (c == OURO_NO_CHUNK) {
         return OURO_NO_CHUNK;
     }
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], OURO_INFO_QUEUE);
+    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(k));
     atomicStore(&heap_meta[OURO_QC_START + c], start);
     atomicStore(&heap_meta[OURO_QC_COUNT + c], 0u);
     let seg = ct_segment(c);
@@ -226,7 +226,7 @@ fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
             continue; // the previous lap's chunk, being released by the front's mover
         }
         if (pos == start || round >= VQ_PTR_WAIT / 2u) {
-            let c = ct_install(pw, start);
+            let c = ct_install(k, pw, start);
             if (c != OURO_NO_CHUNK) {
                 return c;
             }
@@ -311,7 +311,7 @@ fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
     if (c != OURO_NO_CHUNK && (pos & (OURO_QC_ITEMS - 1u)) == 0u) {
         // Section 5.2: the inserter of a chunk's first position links the next one ahead
         // of need.
-        vl_link_next(c, pos);
+        vl_link_next(k, c, pos);
     }
     return c;
 }
@@ -378,7 +378,7 @@ fn ct_load(k: u32, pos: u32) -> u32 {
         return OQ_EMPTY;
     }
     let v = heap_atomic_load(ct_segment(qc), ct_word(qc, pos));
-    if (!ct_valid(qc, ct_chunk_start(pos))) {
+    if (!ct_valid(k, qc, ct_chunk_start(pos))) {
         return OQ_SKIP; // released meanwhile: every position of it was removed
     }
     return v;

@@ -149,7 +149,8 @@ fn ouro_pool_range(lo: u32, hi: u32) {
 // True when class k can get no more pages: none is free in its queue (semaphore count),
 // no batch of it is being filled (its pages are about to be signalled), and no new chunk or
 // run can be had (the class is at its chunk limit, or fresh memory cannot
-// hold one more aligned run and, for single chunks, the pool is empty). A malloc that ran
+// hold one more aligned run and, for single chunks, the pool is empty, or for a class on a
+// virtualized queue, only the queue reserve is left). A malloc that ran
 // out of rounds asks this before it reports HEAP_CONTENTION, so that a wait that ends
 // because the heap is full is counted as out of memory (on the H200 most NULLs of a heap
 // filled with 16-byte blocks were counted as contention). A snapshot, as any NULL is: a
@@ -168,7 +169,17 @@ fn ouro_class_exhausted(k: u32) -> bool {
     if (run > 1u) {
         return f >= end || ((f + run - 1u) & ~(run - 1u)) + run > end;
     }
+    if (cq_virtual(k)) {
+        return ouro_free_chunks() <= i32(OURO_QUEUE_RESERVE); // see ouro_page_chunk_alloc
+    }
     return f >= end && bsem_count(ouro_queue_meta(OURO_POOL)) <= 0;
+}
+
+// Chunks that ouro_chunk_alloc could hand out now: fresh ones below the end and pooled
+// ones (a snapshot; OURO_FRESH may sit above the end for a moment, see the header).
+fn ouro_free_chunks() -> i32 {
+    let fresh = i32(ouro_chunk_end()) - i32(atomicLoad(&heap_meta[OURO_FRESH]));
+    return max(fresh, 0) + max(bsem_count(ouro_queue_meta(OURO_POOL)), 0);
 }
 
 // Batches being filled: a producer has its chunk and has not yet signalled the pages. A

@@ -25,6 +25,13 @@ const OURO_QC_SHIFT: u32 = OURO_CHUNK_SHIFT + 2u;
 const VQ_PTR_WAIT: u32 = 256u;
 const OURO_INFO_QUEUE: u32 = 0x80000000u;
 
+// The chunk info of a queue chunk of queue q. Stamping the queue makes a reader that reached
+// a chunk through a stale pointer tell a chunk recycled into another queue, whose positions
+// may cover the same numbers, from its own.
+fn ouro_queue_info(q: u32) -> u32 {
+    return OURO_INFO_QUEUE | q;
+}
+
 #include "../sync/bulk_semaphore.wgsl"
 #include "../queues/index_queue.wgsl"
 #include "chunks.wgsl"

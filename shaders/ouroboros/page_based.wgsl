@@ -11,17 +11,23 @@
 //     capacity: a class takes a new chunk only under that limit (ouro_chunk_limit(k)), so
 //     enqueue never finds the ring full. Past the limit malloc reports out of memory.
 //   - The producer writes the pages into the ring before it signals them.
+//   - A class on a virtualized queue takes a new chunk only while more than
+//     OURO_QUEUE_RESERVE chunks are free (ouro_page_chunk_alloc), so its frees find queue
+//     chunks in the heap while the queues are not longer than the reserve holds.
 //
-// Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait (bulk_semaphore.wgsl), the
+// Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait (bulk_semaphore.wgsl) and
+// OURO_FILL_PATIENCE more while batches of the class are being filled, the
 // producer's batch - 1 enqueues (at most one chunk's pages), and the queue's slot waits.
 // A malloc that misses OURO_P_HELP_MISSES pages it was promised, or runs out of rounds,
-// produces a batch itself (bsem_help). A production that finds no memory while other
-// batches of the class are being filled (ouro_batches_filling) goes back to waiting for
-// their pages, within the same rounds. A malloc fails only when its rounds are spent and
+// produces a batch itself (bsem_help). A production that finds no memory while pages of
+// the class are queued or being filled (ouro_pages_coming) goes back to waiting for them,
+// within the same rounds. A malloc fails only when its rounds are spent and
 // even a last production fails: HEAP_OUT_OF_MEMORY if its class can get no more pages
 // (ouro_class_exhausted), else HEAP_CONTENTION.
 
 const OURO_ROUNDS: u32 = 1024u;
+// Rounds of waiting on batches being filled, in addition to OURO_ROUNDS.
+const OURO_FILL_PATIENCE: u32 = 16384u;
 // Units taken whose page was not in its slot in time, before a malloc produces a batch
 // itself instead of taking more.
 const OURO_P_HELP_MISSES: u32 = 8u;
@@ -36,7 +42,7 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
         bsem_signal(qm, 0u, 1u);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
-    let chunk = ouro_run_alloc(ouro_run_chunks(k));
+    let chunk = ouro_page_chunk_alloc(k);
     if (chunk >= OURO_CHUNK_CONTENDED) {
         atomicSub(&heap_meta[qm + 4u], 1u);
         bsem_signal(qm, 0u, 1u);
@@ -68,12 +74,38 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
     return ouro_grant(first, pu);
 }
 
+// A chunk (or run) for class k's pages. Classes on virtualized queues leave the last
+// OURO_QUEUE_RESERVE free chunks (fresh and pooled) to queue chunks: their frees need queue
+// storage from the heap, and once every chunk holds pages, every free of such a class fails
+// and its page leaves circulation, so mallocs produce more, and frees fail more (on the
+// H200, mixed traffic on a 64 MiB heap spiralled into out of memory that way). The count is
+// a snapshot: concurrent producers can dip into the reserve by one chunk each.
+fn ouro_page_chunk_alloc(k: u32) -> u32 {
+    if (cq_virtual(k) && ouro_free_chunks() <= i32(OURO_QUEUE_RESERVE)) {
+        return OURO_NO_CHUNK;
+    }
+    return ouro_run_alloc(ouro_run_chunks(k));
+}
+
+// Whether class k has pages in its queue or on their way. A malloc whose own production
+// found no memory waits on for them: it may have been told to produce only because the
+// waiters outnumbered the queued pages (on the H200, filling an 8 MiB heap in dispatches of
+// 4096 mallocs stopped at 83 % when such mallocs returned NULL with pages still queued).
+fn ouro_pages_coming(k: u32) -> bool {
+    return ouro_batches_filling(k) || bsem_count(ouro_queue_meta(k)) > 0;
+}
+
 fn ouro_p_malloc(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     var st = bsem_new_wait();
     var misses = 0u;
-    for (var round = 0u; round < OURO_ROUNDS; round++) {
+    var round = 0u;
+    var patience = 0u;
+    loop {
+        if (round >= OURO_ROUNDS) {
+            break;
+        }
         let r = bsem_step(qm, 1u, batch, &st);
         if (r == BSEM_GOT) {
             let v = cq_dequeue(k);
@@ -86,16 +118,25 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
             misses += 1u;
             if (misses >= OURO_P_HELP_MISSES && bsem_help(qm)) {
                 let a = ouro_p_produce(k);
-                if (a.status != HEAP_OUT_OF_MEMORY || !ouro_batches_filling(k)) {
+                if (a.status != HEAP_OUT_OF_MEMORY || !ouro_pages_coming(k)) {
                     return a;
                 }
             }
         } else if (r == BSEM_ALLOCATE) {
             let a = ouro_p_produce(k);
-            // No memory for a batch of our own, but others are filling theirs: wait on.
-            if (a.status != HEAP_OUT_OF_MEMORY || !ouro_batches_filling(k)) {
+            // No memory for a batch of our own, but pages are queued or others are filling
+            // batches: wait on.
+            if (a.status != HEAP_OUT_OF_MEMORY || !ouro_pages_coming(k)) {
                 return a;
             }
+        }
+        // A round of waiting while batches of the class are being filled does not count
+        // against OURO_ROUNDS (up to OURO_FILL_PATIENCE such rounds): their pages are on
+        // their way, and a malloc that ran out of rounds would produce a batch of its own.
+        if (r == BSEM_PENDING && patience < OURO_FILL_PATIENCE && ouro_batches_filling(k)) {
+            patience += 1u;
+        } else {
+            round += 1u;
         }
     }
     bsem_abandon(qm, 1u, &st);

@@ -33,8 +33,14 @@
 
 const OQ_EMPTY: u32 = 0u;
 const OQ_SKIP: u32 = 0xffffffffu;
-const OQ_SLOT_WAIT: u32 = 4096u;
-const OQ_MOVES: u32 = 4u;
+// Both bounds are generous because abandoned positions feed on themselves: a producer
+// fills its batch's positions one by one, so a dequeuer whose position lies late in a batch
+// of 512 waits long; an abandoned position sends its malloc to a fresh one further ahead,
+// front runs ahead of back, and until back catches up every enqueue meets abandoned
+// positions. With 4096 rounds and 4 moves, 16384 frees of 16 B into a virtualized queue on
+// the H200 met so many that every one of them failed.
+const OQ_SLOT_WAIT: u32 = 32768u;
+const OQ_MOVES: u32 = 64u;
 
 // Queue descriptor: [0, 1] bulk semaphore (or [0] fill count), [2] front, [3] back,
 // [4] chunks owned by the class, [5..7] the front end's and the virtualized queues' words

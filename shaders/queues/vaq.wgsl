@@ -41,7 +41,7 @@ fn vq_word(chunk: u32, i: u32) -> u32 {
 
 // A fresh, zeroed queue chunk published at pointer word pw; or the one someone else
 // published first; OURO_NO_CHUNK if the heap has none.
-fn vq_install(pw: u32) -> u32 {
+fn vq_install(q: u32, pw: u32) -> u32 {
     let c = ouro_chunk_alloc();
     if (c == OURO_NO_CHUNK) {
         let p = atomicLoad(&heap_meta[pw]);
@@ -50,7 +50,7 @@ fn vq_install(pw: u32) -> u32 {
         }
         return OURO_NO_CHUNK;
     }
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], OURO_INFO_QUEUE);
+    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
     let seg = vq_segment(c);
     let base = vq_word(c, 0u);
     for (var i = 0u; i < OURO_QC_ITEMS; i++) {
@@ -80,7 +80,7 @@ fn vq_chunk(q: u32, pos: u32) -> u32 {
             return p - 1u;
         }
         if (first || round == VQ_PTR_WAIT - 1u) {
-            return vq_install(pw);
+            return vq_install(q, pw);
         }
     }
     return OURO_NO_CHUNK;

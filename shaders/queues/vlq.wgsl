@@ -19,7 +19,10 @@
 // Invariants
 //   - Front and back only move past a chunk whose positions are all finished (back: A
 //     full; front: A full and B zero, Algorithm 6), so an operation that holds position pos
-//     finds its chunk at or after the pointer it reads.
+//     finds its chunk at or after front. Back can lag behind front, and a pointer's chunk
+//     can be recycled under it: a queue chunk's info names its queue (ouro_queue_info), and
+//     a search that meets a chunk not of its queue or past pos starts again from front (an
+//     enqueue) or old (vl_find).
 //   - Chunks are linked in position order: a chunk's successor starts OURO_QC_ITEMS later.
 //     The first enqueuer of a chunk's first position links it; others wait VQ_PTR_WAIT
 //     rounds for the link and then link one themselves (the CAS loser returns its chunk).
@@ -44,12 +47,12 @@ fn vl_word(chunk: u32, i: u32) -> u32 {
 }
 
 // A zeroed queue chunk starting at virtual position `start`, or OURO_NO_CHUNK.
-fn vl_new_chunk(start: u32) -> u32 {
+fn vl_new_chunk(q: u32, start: u32) -> u32 {
     let c = ouro_chunk_alloc();
     if (c == OURO_NO_CHUNK) {
         return c;
     }
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], OURO_INFO_QUEUE);
+    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
     atomicStore(&heap_meta[OURO_QC_START + c], start);
     atomicStore(&heap_meta[OURO_QC_NEXT + c], 0u);
     atomicStore(&heap_meta[OURO_QC_COUNT + c], 0u);
@@ -75,25 +78,27 @@ fn vl_publish(word: u32, c: u32) -> u32 {
     return 0u;
 }
 
-// The queue's first chunk (its front pointer), creating the first one if there is none.
-fn vl_front_chunk(q: u32, back: bool) -> u32 {
+// Descriptor words of the three chunk pointers (chunk + 1; 0 before the first enqueue).
+const VL_FRONT: u32 = 5u;
+const VL_BACK: u32 = 6u;
+const VL_OLD: u32 = 7u;
+
+// The chunk that pointer `which` (VL_FRONT, VL_BACK or VL_OLD) names, creating the queue's
+// first chunk if there is none yet.
+fn vl_pointer_chunk(q: u32, which: u32) -> u32 {
     let d = ouro_queue_meta(q);
-    var word = d + 5u;
-    if (back) {
-        word = d + 6u;
-    }
-    let p = atomicLoad(&heap_meta[word]);
+    let p = atomicLoad(&heap_meta[d + which]);
     if (p != 0u) {
         return p - 1u;
     }
     // Not initialised: old is the authoritative first chunk; front and back follow it.
-    var first = atomicLoad(&heap_meta[d + 7u]);
+    var first = atomicLoad(&heap_meta[d + VL_OLD]);
     if (first == 0u) {
-        let c = vl_new_chunk(0u);
+        let c = vl_new_chunk(q, 0u);
         if (c == OURO_NO_CHUNK) {
             return c;
         }
-        first = vl_publish(d + 7u, c);
+        first = vl_publish(d + VL_OLD, c);
         if (first != c + 1u) {
             ouro_chunk_free(c);
         }
@@ -101,19 +106,19 @@ fn vl_front_chunk(q: u32, back: bool) -> u32 {
             return OURO_NO_CHUNK;
         }
     }
-    vl_publish(d + 5u, first - 1u);
-    vl_publish(d + 6u, first - 1u);
-    return atomicLoad(&heap_meta[word]) - 1u;
+    vl_publish(d + VL_FRONT, first - 1u);
+    vl_publish(d + VL_BACK, first - 1u);
+    return atomicLoad(&heap_meta[d + which]) - 1u;
 }
 
 // Links a successor to chunk c (which starts at s) if it has none; returns next + 1, or 0
 // if the heap has no chunk for it.
-fn vl_link_next(c: u32, s: u32) -> u32 {
+fn vl_link_next(q: u32, c: u32, s: u32) -> u32 {
     let n = atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
     if (n != 0u) {
         return n;
     }
-    let nc = vl_new_chunk(s + OURO_QC_ITEMS);
+    let nc = vl_new_chunk(q, s + OURO_QC_ITEMS);
     if (nc == OURO_NO_CHUNK) {
         return atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
     }
@@ -126,23 +131,47 @@ fn vl_link_next(c: u32, s: u32) -> u32 {
 
 // The chunk that holds position pos, searched from the front (dequeue) or back (enqueue)
 // pointer; links successors that are missing.
+//
+// A pointer can be stale: back may lag behind front (see vl_catch_up_back) long enough for
+// `old` to free its chunk, which is then reused, by this queue at a later position, by
+// another queue, or for pages. A search that meets a chunk that is not this queue's or that
+// starts after pos starts again from an older pointer: back, then front, then old. That
+// is sound because no pending operation's position lies behind front (front passes only
+// chunks whose positions are all finished and whose items are all taken), and every chunk
+// from old on is alive and linked in order. A stale back is also repaired to front, and
+// vl_catch_up_back moves it on from there.
 fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
     // NIR inlines every call, so each helper is called from one place in this loop.
+    let d = ouro_queue_meta(q);
+    var ptr = select(VL_FRONT, VL_BACK, back);
     var c = OURO_NO_CHUNK;
+    var direct = false; // c is what pointer `ptr` named, not a chunk reached by a link
     var waited = 0u;
     for (var round = 0u; round < VL_ROUNDS; round++) {
         if (c == OURO_NO_CHUNK) {
-            c = vl_front_chunk(q, back);
+            c = vl_pointer_chunk(q, ptr);
             if (c == OURO_NO_CHUNK) {
                 return c;
             }
+            direct = true;
         }
         let s = atomicLoad(&heap_meta[OURO_QC_START + c]);
-        if (pos - s < OURO_QC_ITEMS) {
+        let ours = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) == ouro_queue_info(q);
+        if (ours && pos - s < OURO_QC_ITEMS) {
             return c;
         }
-        if (pos - s >= 0x80000000u || atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) != OURO_INFO_QUEUE) {
-            // A stale pointer to a chunk that was recycled: search again from the pointer.
+        if (!ours || pos - s >= 0x80000000u) {
+            if (ptr == VL_BACK) {
+                if (direct) {
+                    let f = atomicLoad(&heap_meta[d + VL_FRONT]);
+                    if (f != 0u) {
+                        atomicCompareExchangeWeak(&heap_meta[d + VL_BACK], c + 1u, f);
+                    }
+                }
+                ptr = VL_FRONT;
+            } else {
+                ptr = VL_OLD;
+            }
             c = OURO_NO_CHUNK;
             continue;
         }
@@ -152,7 +181,7 @@ fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
             // then link one themselves.
             waited += 1u;
             if (pos == s + OURO_QC_ITEMS || waited >= VQ_PTR_WAIT) {
-                n = vl_link_next(c, s);
+                n = vl_link_next(q, c, s);
                 if (n == 0u) {
                     return OURO_NO_CHUNK;
                 }
@@ -164,6 +193,7 @@ fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
             // (many enqueuers far ahead of back on a GPU with ~270k threads in flight) used
             // up VL_ROUNDS and failed the enqueue.
             c = n - 1u;
+            direct = false;
         }
     }
     return OURO_NO_CHUNK;
@@ -173,16 +203,16 @@ fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
 // finished chunk; front moves let old follow at OURO_VL_TRAIL chunks and free what it leaves.
 fn vl_advance(q: u32, c0: u32, back: bool) {
     let d = ouro_queue_meta(q);
-    var word = d + 5u;
+    var word = d + VL_FRONT;
     var done = OURO_QC_ITEMS * VL_A_ONE;
     if (back) {
-        word = d + 6u;
+        word = d + VL_BACK;
     }
     var c = c0;
     for (var step = 0u; step < VL_ROUNDS; step++) {
         // A finished chunk needs its successor before the pointer can move on: link it if
         // nobody has yet (usually the first enqueuer of the chunk did, see vl_put_at).
-        let n = vl_link_next(c, atomicLoad(&heap_meta[OURO_QC_START + c]));
+        let n = vl_link_next(q, c, atomicLoad(&heap_meta[OURO_QC_START + c]));
         if (n == 0u) {
             return;
         }
@@ -196,15 +226,15 @@ fn vl_advance(q: u32, c0: u32, back: bool) {
         if (!back) {
             // A drained chunk is finished for enqueuers too: if back still points at it (the
             // fill and the drain were one step), move back along as well.
-            atomicCompareExchangeWeak(&heap_meta[d + 6u], c + 1u, n);
+            atomicCompareExchangeWeak(&heap_meta[d + VL_BACK], c + 1u, n);
             if (atomicAdd(&heap_meta[ouro_vaq_base(q)], 1u) >= OURO_VL_TRAIL) {
-                let o = atomicLoad(&heap_meta[d + 7u]);
+                let o = atomicLoad(&heap_meta[d + VL_OLD]);
                 var on = 0u;
                 if (o != 0u) {
                     on = atomicLoad(&heap_meta[OURO_QC_NEXT + o - 1u]);
                 }
                 if (on != 0u) {
-                    let y = atomicCompareExchangeWeak(&heap_meta[d + 7u], o, on);
+                    let y = atomicCompareExchangeWeak(&heap_meta[d + VL_OLD], o, on);
                     if (y.exchanged) {
                         atomicSub(&heap_meta[ouro_vaq_base(q)], 1u);
                         ouro_chunk_free(o - 1u);
@@ -251,17 +281,22 @@ fn vl_finish(q: u32, c: u32, delta_add: u32, delta_sub: u32) {
 // leaves; if that drag is delayed past the next front move (the next one's drag then fails,
 // as back is not there yet), the late drag leaves back behind front, where no filler's or
 // front's CAS will ever find it, and old frees its chunk after OURO_VL_TRAIL more moves.
-// Then every enqueue searches from a recycled chunk and fails (the H200's P-VL runs: all
-// frees of a round failing as out of memory). Called after every move, it repairs such a
-// lag long before old gets there. Bounded by VL_ROUNDS steps; no linking (chunks behind
+// Enqueues would then search from a recycled chunk (vl_find recovers by searching from
+// front, at the cost of a longer walk). Called after every move, it repairs such a lag
+// long before old gets there, and sets a back that names a chunk no longer this queue's
+// to front. Bounded by VL_ROUNDS steps; no linking (chunks behind
 // front and filled chunks already have successors, or the walk stops).
 fn vl_catch_up_back(q: u32) {
     let d = ouro_queue_meta(q);
     for (var step = 0u; step < VL_ROUNDS; step++) {
-        let b = atomicLoad(&heap_meta[d + 6u]);
-        let f = atomicLoad(&heap_meta[d + 5u]);
+        let b = atomicLoad(&heap_meta[d + VL_BACK]);
+        let f = atomicLoad(&heap_meta[d + VL_FRONT]);
         if (b == 0u || f == 0u) {
             return;
+        }
+        if (atomicLoad(&heap_meta[OURO_CHUNK_INFO + b - 1u]) != ouro_queue_info(q)) {
+            atomicCompareExchangeWeak(&heap_meta[d + VL_BACK], b, f);
+            continue;
         }
         let bs = atomicLoad(&heap_meta[OURO_QC_START + b - 1u]);
         let fs = atomicLoad(&heap_meta[OURO_QC_START + f - 1u]);
@@ -275,7 +310,7 @@ fn vl_catch_up_back(q: u32) {
             return;
         }
         // Whoever wins, the next step reads back again.
-        atomicCompareExchangeWeak(&heap_meta[d + 6u], b, n);
+        atomicCompareExchangeWeak(&heap_meta[d + VL_BACK], b, n);
     }
 }
 
@@ -289,7 +324,7 @@ fn vl_put_at(q: u32, first_pos: u32, item: u32) -> bool {
         // The enqueuer of a chunk's first position links its successor ahead of need, so
         // later enqueuers and the pointer moves rarely wait for a link (section 5.2).
         if ((pos & (OURO_QC_ITEMS - 1u)) == 0u) {
-            vl_link_next(c, pos);
+            vl_link_next(q, c, pos);
         }
         let seg = vl_segment(c);
         let w = vl_word(c, pos & (OURO_QC_ITEMS - 1u));

@@ -32,8 +32,10 @@
 //   - E and R only decide WHO produces a batch and who waits. The decision reads C and then
 //     updates word 1, so C may move in between. A stale C can make an invocation produce a
 //     batch that was not needed (the units still enter C: nothing lost) or reserve and wait
-//     for units that do not come; that wait is bounded (BSEM_WAIT_ROUNDS) and then turns its
-//     reservation into a batch of its own (it helps), so it cannot wait forever.
+//     for units that do not come; that wait is bounded (BSEM_WAIT_ROUNDS, extended while
+//     batches are in production, which end in a bounded number of their producers' steps;
+//     the caller's loop bounds the whole wait) and then turns its reservation into a batch
+//     of its own (it helps).
 //   - Saturation: a reservation is made only if R has room (checked by its CAS). An E
 //     increment past E_MAX is undone at once by the invocation that made it (it sees E in
 //     the old value); until then E's overflow has left the word (modulo 2^32), which only
@@ -112,8 +114,13 @@ fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
     let c = bsem_count(s);
     let seen = atomicLoad(&heap_meta[s + 1u]);
     let seen_avail = c + i32((seen >> BSEM_R_BITS) * batch) - i32(seen & BSEM_R_MASK);
-    // After BSEM_WAIT_ROUNDS rounds of waiting in all, stop waiting: produce a batch.
-    let forced = (*st).waited >= BSEM_WAIT_ROUNDS;
+    // After BSEM_WAIT_ROUNDS rounds of waiting in all, stop waiting and produce a batch,
+    // unless batches are being produced (E > 0): their units are on their way, and each of
+    // their producers finishes in a bounded number of its own steps. Forcing a batch then
+    // only over-produces: on the H200, with virtualized queues whose producers take
+    // milliseconds to place a chunk's pages, nearly every one of 16384 waiting mallocs
+    // forced one (12779 chunks taken for 32 chunks' worth of pages).
+    let forced = (*st).waited >= BSEM_WAIT_ROUNDS && (seen >> BSEM_R_BITS) == 0u;
     if (seen_avail < i32(n) || forced) {
         return bsem_register_batch(s, n, batch, c, forced);
     }
@@ -168,8 +175,9 @@ fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
             (*st).phase = BSEM_FRESH;
         } else {
             (*st).waited += 1u;
-            if ((*st).waited < BSEM_WAIT_ROUNDS) {
-                return BSEM_PENDING;
+            if ((*st).waited < BSEM_WAIT_ROUNDS
+                || (atomicLoad(&heap_meta[s + 1u]) >> BSEM_R_BITS) != 0u) {
+                return BSEM_PENDING; // (batches in production: see bsem_decide)
             }
             // Waited long enough: help. Our reservation becomes a batch we produce, in one
             // atomicAdd (R >= n holds our own n, so the subtraction borrows nothing).

@@ -745,9 +745,11 @@ fn run_conformance(
         );
         if let Some(u) = r.utilisation {
             println!(
-                "    utilisation: {:.2}% of the heap handed out as 16 B ({:.2}% of heap + metadata)",
+                "    utilisation: {:.2}% of the heap handed out as 16 B ({:.2}% of heap + metadata); \
+                 {:.2}% in one dispatch",
                 u * 100.0,
-                r.utilisation_with_meta.unwrap_or(0.0) * 100.0
+                r.utilisation_with_meta.unwrap_or(0.0) * 100.0,
+                r.burst_utilisation.unwrap_or(0.0) * 100.0
             );
         }
         for p in &r.problems {

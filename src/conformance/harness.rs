@@ -22,7 +22,8 @@ pub(crate) struct Params {
     pub malloc_permille: u32,
     pub free_permille: u32,
     pub round: u32,
-    pub pad: u32,
+    /// alloc_pass leaves the slots below this one alone.
+    pub first: u32,
 }
 
 /// Mirrors `Slot` in shaders/conformance/kernels.wgsl.

@@ -157,7 +157,7 @@ fn ouro_pool_range(lo: u32, hi: u32) {
 // free right after it may make room again.
 fn ouro_class_exhausted(k: u32) -> bool {
     let qm = ouro_queue_meta(k);
-    if (bsem_count(qm) > 0 || ouro_batches_filling(k)) {
+    if (ouro_pages_coming(k)) {
         return false;
     }
     if (atomicLoad(&heap_meta[qm + 4u]) >= ouro_chunk_limit(k)) {
@@ -170,9 +170,16 @@ fn ouro_class_exhausted(k: u32) -> bool {
         return f >= end || ((f + run - 1u) & ~(run - 1u)) + run > end;
     }
     if (cq_virtual(k)) {
-        return ouro_free_chunks() <= i32(OURO_QUEUE_RESERVE); // see ouro_page_chunk_alloc
+        return ouro_queue_reserve_reached(k);
     }
     return f >= end && bsem_count(ouro_queue_meta(OURO_POOL)) <= 0;
+}
+
+// Whether class k's producers must leave the remaining free chunks to queue chunks: a
+// class on a virtualized queue stops taking chunks for pages at OURO_QUEUE_RESERVE free
+// chunks (ouro_page_chunk_alloc says why).
+fn ouro_queue_reserve_reached(k: u32) -> bool {
+    return cq_virtual(k) && ouro_free_chunks() <= i32(OURO_QUEUE_RESERVE);
 }
 
 // Chunks that ouro_chunk_alloc could hand out now: fresh ones below the end and pooled
@@ -197,4 +204,10 @@ fn ouro_fill_end(k: u32) {
 
 fn ouro_batches_filling(k: u32) -> bool {
     return atomicLoad(&heap_meta[ouro_queue_meta(k) + OQ_FILLING]) != 0u;
+}
+
+// Whether class k has pages in its queue (semaphore count) or on their way (batches being
+// filled). A malloc whose own production found no memory waits on for them.
+fn ouro_pages_coming(k: u32) -> bool {
+    return ouro_batches_filling(k) || bsem_count(ouro_queue_meta(k)) > 0;
 }

@@ -81,18 +81,10 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
 // H200, mixed traffic on a 64 MiB heap spiralled into out of memory that way). The count is
 // a snapshot: concurrent producers can dip into the reserve by one chunk each.
 fn ouro_page_chunk_alloc(k: u32) -> u32 {
-    if (cq_virtual(k) && ouro_free_chunks() <= i32(OURO_QUEUE_RESERVE)) {
+    if (ouro_queue_reserve_reached(k)) {
         return OURO_NO_CHUNK;
     }
     return ouro_run_alloc(ouro_run_chunks(k));
-}
-
-// Whether class k has pages in its queue or on their way. A malloc whose own production
-// found no memory waits on for them: it may have been told to produce only because the
-// waiters outnumbered the queued pages (on the H200, filling an 8 MiB heap in dispatches of
-// 4096 mallocs stopped at 83 % when such mallocs returned NULL with pages still queued).
-fn ouro_pages_coming(k: u32) -> bool {
-    return ouro_batches_filling(k) || bsem_count(ouro_queue_meta(k)) > 0;
 }
 
 fn ouro_p_malloc(k: u32) -> HeapAlloc {
@@ -125,7 +117,9 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
         } else if (r == BSEM_ALLOCATE) {
             let a = ouro_p_produce(k);
             // No memory for a batch of our own, but pages are queued or others are filling
-            // batches: wait on.
+            // batches: wait on. (It may have been told to produce only because the waiters
+            // outnumbered the queued pages; on the H200, filling an 8 MiB heap in dispatches
+            // of 4096 mallocs stopped at 83 % when such mallocs returned NULL.)
             if (a.status != HEAP_OUT_OF_MEMORY || !ouro_pages_coming(k)) {
                 return a;
             }

@@ -544,7 +544,7 @@ fn utilisation(
     }
     p.first = 0;
     p.slots = n;
-    let ok = fill_and_free(&h, p, strategy, "rounds", checks)?;
+    let ok = verify_and_free_filled(&h, p, strategy, "rounds", checks)?;
     checks.utilisation = Some(fraction(ok));
     checks.utilisation_with_meta = Some((ok as u64 * 16) as f64 / (bytes + meta_bytes) as f64);
     // The paper reports 98.35% for Ouroboros; a NULL long before the heap is full is a bug
@@ -563,14 +563,14 @@ fn utilisation(
     h.clear_tally();
     let p = all(n, 16, 16, 16);
     h.alloc(p)?;
-    let ok = fill_and_free(&h, p, strategy, "one dispatch", checks)?;
+    let ok = verify_and_free_filled(&h, p, strategy, "one dispatch", checks)?;
     checks.burst_utilisation = Some(fraction(ok));
     Ok(())
 }
 
 /// Verifies a heap that the utilisation scenario filled until NULL, frees it and checks
 /// what the statistics say. Returns the successful mallocs.
-fn fill_and_free(
+fn verify_and_free_filled(
     h: &Harness,
     p: Params,
     strategy: Strategy,

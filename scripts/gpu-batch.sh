@@ -14,7 +14,7 @@ out=${OUT:?run this through the device tool, which sets OUT}
 # Seconds per item: override with ITEM_SECS for a batch of one long item.
 item_secs=${ITEM_SECS:-280}
 
-what=${1:?usage: gpu-batch.sh conformance [STRATEGY...] | bench TEST... | grow [GROW-BENCH OPTION...]}
+what=${1:?usage: gpu-batch.sh conformance [STRATEGY...] | bench TEST... | test BINARY... | grow [GROW-BENCH OPTION...]}
 shift
 case "$what" in
 conformance)
@@ -29,6 +29,13 @@ bench)
         timeout "$item_secs" "$bin" bench --test "$t" --json "$out/bench-$t.json" \
             >"$out/bench-$t.log" 2>&1
         echo "bench $t: exit $?"
+    done
+    ;;
+test)
+    # Test binaries staged by hand: cp target/release/deps/NAME-<hash> .gpu/bin/NAME.
+    for t in "$@"; do
+        timeout "$item_secs" ".gpu/bin/$t" --test-threads=1 >"$out/test-$t.txt" 2>&1
+        echo "test $t: exit $?"
     done
     ;;
 grow)

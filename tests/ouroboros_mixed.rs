@@ -73,13 +73,32 @@ fn check(strategy: Strategy) {
         let t = common::read_words(&gpu, &tally, 4);
         let stats = heap.stats().unwrap();
         eprintln!("{strategy}: tally {t:?}, {stats:?}");
+        let report = audit(&heap);
         assert_eq!(t[0] + t[1], threads * 8, "every call accounted for");
         assert_eq!(t[2], 0, "blocks handed to two invocations at once");
         assert_eq!(t[3], 0, "frees not OK");
         assert_eq!((stats.allocations_live, stats.bytes_live), (0, 0));
         assert_eq!(t[1], 0, "NULLs from malloc");
         assert_eq!(stats.failures, Default::default());
+        assert_eq!(
+            report.unaccounted_units().unwrap_or(0),
+            0,
+            "pages lost track of"
+        );
+        assert_eq!(
+            report.unreachable_queue_chunks.unwrap_or(0),
+            0,
+            "queue chunks lost"
+        );
     }
+}
+
+/// Where the heap's chunks are; printed before any assertion so that a failure on a GPU
+/// shows where the memory went.
+fn audit(heap: &GpuHeap) -> gpu_heap::OuroborosReport {
+    let report = heap.ouroboros_report().unwrap().expect("an Ouroboros heap");
+    eprintln!("{}", report.summary());
+    report
 }
 
 #[test]
@@ -183,6 +202,7 @@ fn returns_empty_chunks_to_the_pool(strategy: Strategy) {
     // Chunks a virtualized token queue may hold (none for the standard ring).
     let queue_chunks = if strategy == Strategy::OuroCS { 0 } else { 2 };
     let small = run(n_max, 16, 0);
+    audit(&heap);
     assert!(
         small >= n_max - queue_chunks * 512 && small <= n_max,
         "16-byte fill: {small} of {n_max}"
@@ -190,7 +210,9 @@ fn returns_empty_chunks_to_the_pool(strategy: Strategy) {
     run(n_max, 16, 1);
     let stats = heap.stats().unwrap();
     assert_eq!(stats.allocations_live, 0);
+    audit(&heap);
     let large = run(chunks, 8192, 0);
+    audit(&heap);
     assert!(
         large >= chunks - queue_chunks && large <= chunks,
         "8 KiB fill after the 16-byte pages were freed: {large} of {chunks}"

@@ -170,16 +170,17 @@ fn ouro_class_exhausted(k: u32) -> bool {
         return f >= end || ((f + run - 1u) & ~(run - 1u)) + run > end;
     }
     if (cq_virtual(k)) {
-        return ouro_queue_reserve_reached(k);
+        return ouro_queue_reserve_reached(k) || ouro_free_chunks() <= 0;
     }
     return f >= end && bsem_count(ouro_queue_meta(OURO_POOL)) <= 0;
 }
 
-// Whether class k's producers must leave the remaining free chunks to queue chunks: a
-// class on a virtualized queue stops taking chunks for pages at OURO_QUEUE_RESERVE free
-// chunks (ouro_page_chunk_alloc says why).
+// Whether class k's producers must leave the remaining chunks to queue chunks: pages of a
+// class on a virtualized queue hold at most all chunks but OURO_QUEUE_RESERVE
+// (ouro_page_chunk_alloc says why).
 fn ouro_queue_reserve_reached(k: u32) -> bool {
-    return cq_virtual(k) && ouro_free_chunks() <= i32(OURO_QUEUE_RESERVE);
+    return cq_virtual(k)
+        && atomicLoad(&heap_meta[OURO_PAGE_CHUNKS]) + 1u + OURO_QUEUE_RESERVE > ouro_chunk_end();
 }
 
 // Chunks that ouro_chunk_alloc could hand out now: fresh ones below the end and pooled

@@ -37,7 +37,8 @@
 // allocation (set at the first unit of each page out with a user).
 //
 // After a clean check the trim (one invocation, nothing else running) purges: it clears the
-// info of the range's chunks, lowers each owning class's chunk count (queue meta word 4),
+// info of the range's chunks, lowers each owning class's chunk count (queue meta word 4)
+// and the chunks held by pages (OURO_PAGE_CHUNKS, heaps with a queue reserve),
 // compacts that class's ring without the range's pages and takes them out of its semaphore,
 // does the same for the pool, and lowers OURO_FRESH to `to`: every chunk from there on is
 // then unreferenced, and will be handed out fresh again after a later grow.
@@ -170,6 +171,9 @@ fn strategy_trim(from_units: u32, to_units: u32) {
             let k = info - 1u;
             classes |= 1u << k;
             atomicSub(&heap_meta[ouro_queue_meta(k) + 4u], 1u);
+            if (OURO_QUEUE_RESERVE > 0u) {
+                atomicSub(&heap_meta[OURO_PAGE_CHUNKS], ouro_run_chunks(k));
+            }
         }
         atomicStore(&heap_meta[OURO_CHUNK_INFO + c], 0u);
     }

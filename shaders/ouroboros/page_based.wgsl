@@ -11,9 +11,9 @@
 //     capacity: a class takes a new chunk only under that limit (ouro_chunk_limit(k)), so
 //     enqueue never finds the ring full. Past the limit malloc reports out of memory.
 //   - The producer writes the pages into the ring before it signals them.
-//   - A class on a virtualized queue takes a new chunk only while more than
-//     OURO_QUEUE_RESERVE chunks are free (ouro_page_chunk_alloc), so its frees find queue
-//     chunks in the heap while the queues are not longer than the reserve holds.
+//   - Pages of classes on virtualized queues never hold the last OURO_QUEUE_RESERVE chunks
+//     (ouro_page_chunk_alloc), so their frees find queue chunks in the heap while the
+//     queues are not longer than the reserve holds.
 //
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait (bulk_semaphore.wgsl) and
 // OURO_FILL_PATIENCE more while batches of the class are being filled, the
@@ -74,17 +74,30 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
     return ouro_grant(first, pu);
 }
 
-// A chunk (or run) for class k's pages. Classes on virtualized queues leave the last
-// OURO_QUEUE_RESERVE free chunks (fresh and pooled) to queue chunks: their frees need queue
-// storage from the heap, and once every chunk holds pages, every free of such a class fails
-// and its page leaves circulation, so mallocs produce more, and frees fail more (on the
-// H200, mixed traffic on a 64 MiB heap spiralled into out of memory that way). The count is
-// a snapshot: concurrent producers can dip into the reserve by one chunk each.
+// A chunk (or run) for class k's pages. Heaps with virtualized queues keep the last
+// OURO_QUEUE_RESERVE chunks for queue chunks: their frees need queue storage from the heap,
+// and once every chunk holds pages, every free of such a class fails and its page leaves
+// circulation, so mallocs produce more, and frees fail more (on the H200, mixed traffic on
+// a 64 MiB heap spiralled into out of memory that way). The reserve is exact: a class
+// takes a ticket on OURO_PAGE_CHUNKS (chunks held by pages, for good: page chunks keep
+// their class) before it takes memory. A check of the free chunks instead let a thousand
+// producers of one dispatch see the same free chunks and take the reserve together.
+// Runs of the large classes are counted but not limited: their frees need no queue chunk.
 fn ouro_page_chunk_alloc(k: u32) -> u32 {
-    if (ouro_queue_reserve_reached(k)) {
+    let run = ouro_run_chunks(k);
+    if (OURO_QUEUE_RESERVE == 0u) {
+        return ouro_run_alloc(run);
+    }
+    let taken = atomicAdd(&heap_meta[OURO_PAGE_CHUNKS], run);
+    if (cq_virtual(k) && taken + run + OURO_QUEUE_RESERVE > ouro_chunk_end()) {
+        atomicSub(&heap_meta[OURO_PAGE_CHUNKS], run);
         return OURO_NO_CHUNK;
     }
-    return ouro_run_alloc(ouro_run_chunks(k));
+    let chunk = ouro_run_alloc(run);
+    if (chunk >= OURO_CHUNK_CONTENDED) {
+        atomicSub(&heap_meta[OURO_PAGE_CHUNKS], run);
+    }
+    return chunk;
 }
 
 fn ouro_p_malloc(k: u32) -> HeapAlloc {

@@ -755,6 +755,11 @@ fn run_conformance(
         for p in &r.problems {
             println!("    {p}");
         }
+        if !r.passed || r.utilisation.is_some() {
+            for p in &r.ouroboros {
+                println!("    heap after {}: {}", p.phase, p.report.summary());
+            }
+        }
     }
     let passed = results.iter().filter(|r| r.passed).count();
     let failed = results.len() - passed;

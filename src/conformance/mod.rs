@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::gpu::Gpu;
 use crate::layout::{DeviceCaps, HeapLayout};
 use crate::stats::{Failures, HeapStats};
-use crate::{GpuHeap, HeapConfig, SegmentBinding, Strategy};
+use crate::{GpuHeap, HeapConfig, OuroborosReport, SegmentBinding, Strategy};
 
 /// One scenario of the suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -137,7 +137,18 @@ pub struct ScenarioResult {
     /// Utilisation scenario: the same, when all the mallocs are made in one dispatch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub burst_utilisation: Option<f64>,
+    /// Ouroboros strategies: where the heap's chunks and pages were at the end of each
+    /// audited phase ([`GpuHeap::ouroboros_report`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ouroboros: Vec<PhaseReport>,
     pub seconds: f64,
+}
+
+/// An [`OuroborosReport`] taken at the end of a phase of a scenario.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PhaseReport {
+    pub phase: String,
+    pub report: OuroborosReport,
 }
 
 /// Collects failed checks and the counters of a scenario.
@@ -151,6 +162,7 @@ struct Checks {
     utilisation: Option<f64>,
     utilisation_with_meta: Option<f64>,
     burst_utilisation: Option<f64>,
+    ouroboros: Vec<PhaseReport>,
 }
 
 impl Checks {
@@ -192,9 +204,29 @@ impl Checks {
         Ok((tally, p.live))
     }
 
-    fn finish(&mut self, stats: &HeapStats) {
+    /// Ends a phase: adds its counters and audits the heap.
+    fn finish(&mut self, heap: &GpuHeap, stats: &HeapStats, phase: &str) -> crate::Result<()> {
         self.operations += stats.malloc_calls + stats.free_calls;
         self.failures += stats.failures;
+        self.audit(heap, phase)
+    }
+
+    /// Audits an Ouroboros heap between dispatches: no page may be unaccounted for and no
+    /// queue chunk unreachable (either is memory the heap has lost for good).
+    fn audit(&mut self, heap: &GpuHeap, phase: &str) -> crate::Result<()> {
+        if let Some(report) = heap.ouroboros_report()? {
+            if let Some(u) = report.unaccounted_units() {
+                self.equal(&format!("{phase}: page units unaccounted for"), u, 0);
+            }
+            if let Some(u) = report.unreachable_queue_chunks {
+                self.equal(&format!("{phase}: unreachable queue chunks"), u, 0);
+            }
+            self.ouroboros.push(PhaseReport {
+                phase: phase.to_string(),
+                report,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -226,6 +258,7 @@ pub fn run(gpu: &Gpu, strategy: Strategy, scenario: Scenario, options: &Options)
         utilisation: checks.utilisation,
         utilisation_with_meta: checks.utilisation_with_meta,
         burst_utilisation: checks.burst_utilisation,
+        ouroboros: checks.ouroboros,
         seconds: start.elapsed().as_secs_f64(),
     };
     match outcome {
@@ -314,7 +347,7 @@ fn basic(
         let (_, live) = checks.placement_and_tally(&h, &format!("{phase}, after free"))?;
         checks.equal(&format!("{phase}: live slots after free"), live, 0);
         let stats = h.heap.stats()?;
-        checks.finish(&stats);
+        checks.finish(&h.heap, &stats, &phase)?;
         checks.equal(
             &format!("{phase}: failures"),
             stats.failures,
@@ -357,7 +390,7 @@ fn churn(
     let (tally, _) = checks.placement_and_tally(&h, "final free")?;
     checks.equal("NULLs from malloc", tally[TALLY_NULL], 0);
     let stats = h.heap.stats()?;
-    checks.finish(&stats);
+    checks.finish(&h.heap, &stats, "final free")?;
     checks.equal("failures", stats.failures, Failures::default());
     checks.expect(tally[TALLY_OK] > 0, || "churn made no allocation".into());
     if strategy.reuses_memory() {
@@ -388,7 +421,7 @@ fn expect_all_freed(
             (0, 0),
         );
     } else {
-        checks.finish(&stats);
+        checks.finish(&h.heap, &stats, what)?;
         h.heap.reset()?;
     }
     Ok(())
@@ -453,7 +486,7 @@ fn exhaustion(
         expect_all_freed(&h, strategy, checks, pass)?;
     }
     if strategy.reuses_memory() {
-        checks.finish(&h.heap.stats()?);
+        checks.finish(&h.heap, &h.heap.stats()?, "exhaustion")?;
     }
     Ok(())
 }
@@ -499,7 +532,7 @@ fn device_bad_input(
     if strategy.reuses_memory() {
         checks.equal("live after bad input", stats.allocations_live, 0);
     }
-    checks.finish(&stats);
+    checks.finish(&h.heap, &stats, "bad input")?;
     // The heap still works: a full round of mallocs on the same heap.
     let size = h.heap.layout().max_alloc.min(256);
     h.clear_tally();
@@ -579,6 +612,7 @@ fn verify_and_free_filled(
 ) -> crate::Result<u32> {
     h.verify(p)?;
     let (tally, _) = checks.placement_and_tally(h, &format!("{phase}: fill"))?;
+    checks.audit(&h.heap, &format!("{phase}: fill"))?;
     let stats = h.heap.stats()?;
     checks.expect(tally[TALLY_NULL] > 0, || {
         format!("{phase}: the heap never ran out")
@@ -613,13 +647,13 @@ fn verify_and_free_filled(
             ),
             (tally_free[TALLY_FREE_FAILED] as u64, 0, 0),
         );
-        checks.finish(&stats);
+        checks.finish(&h.heap, &stats, &format!("{phase}: free"))?;
         return Ok(tally[TALLY_OK]);
     }
     h.free(p)?;
     checks.placement_and_tally(h, &format!("{phase}: free"))?;
     let stats = h.heap.stats()?;
-    checks.finish(&stats);
+    checks.finish(&h.heap, &stats, &format!("{phase}: free"))?;
     if strategy.reuses_memory() {
         checks.equal(
             &format!("{phase}: live after freeing all"),
@@ -956,6 +990,6 @@ fn growth_with(
     h.free(p2)?;
     checks.placement_and_tally(&h, &format!("{phase}, after free"))?;
     let stats = h.heap.stats()?;
-    checks.finish(&stats);
+    checks.finish(&h.heap, &stats, &phase)?;
     Ok(())
 }

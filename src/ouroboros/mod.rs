@@ -9,7 +9,9 @@
 //!  17                       OURO_LOST_UNITS: 16-byte units of pages a queue could not take
 //!                           (virtualized queue without memory for a queue chunk, or a
 //!                           standard queue's bounded wait ran out); they stay out of use
-//!  18 .. 31                 reserved
+//!  18                       OURO_PAGE_CHUNKS: chunks held by page chunks and runs (heaps
+//!                           with a queue reserve only; page_based.wgsl)
+//!  19 .. 31                 reserved
 //!  32 ..                    OURO_QUEUE_META: 12 words per queue (classes, then the chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
@@ -33,6 +35,9 @@ use std::fmt::Write as _;
 use crate::error::{Error, Result};
 use crate::layout::UNIT_BYTES;
 use crate::stats::STAT_WORDS;
+
+mod report;
+pub use report::{ClassReport, OuroborosReport};
 
 /// Words per queue descriptor (`OQ_WORDS` in queues/index_queue.wgsl).
 const QUEUE_WORDS: u64 = 12;
@@ -382,6 +387,7 @@ impl OuroGeometry {
         constant("OURO_POOL", self.classes as u64);
         constant("OURO_FRESH", STAT_WORDS as u64);
         constant("OURO_LOST_UNITS", STAT_WORDS as u64 + 1);
+        constant("OURO_PAGE_CHUNKS", STAT_WORDS as u64 + 2);
         constant("OURO_QUEUE_META", self.queue_meta);
         constant("OURO_CHUNK_INFO", self.chunk_info);
         constant("OURO_LIVE_BITS", self.live_bits);

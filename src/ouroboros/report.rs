@@ -1,0 +1,254 @@
+//! Where an Ouroboros heap's memory is, read back from heap_meta between dispatches
+//! ([`GpuHeap::ouroboros_report`]).
+//!
+//! A page-based heap keeps a conservation law: every unit of a page chunk is in a live
+//! allocation, in a free page of its class queue (the class semaphore's count), or counted
+//! lost (`OURO_LOST_UNITS`: pages a queue could not take). [`OuroborosReport::unaccounted_units`]
+//! is what breaks it, and a virtualized queue's chunks are all reachable from its
+//! pointers ([`OuroborosReport::unreachable_queue_chunks`]). Both are 0 after every
+//! dispatch unless the allocator leaks; the conformance suite checks them.
+
+use serde::Serialize;
+
+use super::{OuroGeometry, QueueKind, QUEUE_WORDS};
+use crate::error::Result;
+use crate::heap::GpuHeap;
+use crate::stats::STAT_WORDS;
+
+/// `OURO_INFO_QUEUE` (shaders/ouroboros/ouroboros.wgsl): the chunk info bit of queue chunks.
+const INFO_QUEUE: u32 = 0x8000_0000;
+/// Bulk semaphore word 1: E (batches in production) above R (reserved units).
+const BSEM_R_BITS: u32 = 20;
+/// Descriptor words (queues/index_queue.wgsl, queues/vlq.wgsl).
+const OQ_FILLING: u64 = 8;
+const VL_OLD: u64 = 7;
+
+/// A snapshot of an Ouroboros heap: its chunks by use, and each size class's pages.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct OuroborosReport {
+    /// Chunks the heap has (the reserved maximum of a heap that can grow).
+    pub chunks: u32,
+    /// Chunks never handed out, below the committed end.
+    pub fresh_left: u32,
+    /// Chunks in the chunk pool (its fill count).
+    pub pooled: i32,
+    /// Chunks serving as queue chunks (virtualized queues; their info names the queue).
+    pub queue_chunks: u32,
+    /// Queue chunks that no pointer of their queue reaches (page-based VAQ and VLQ; `None`
+    /// otherwise): memory lost to the heap.
+    pub unreachable_queue_chunks: Option<u32>,
+    /// 16-byte units of pages that a queue could not take (`OURO_LOST_UNITS`).
+    pub lost_units: u32,
+    /// One entry per size class.
+    pub classes: Vec<ClassReport>,
+    /// Whether the classes' pages live in queues of pages (page-based front end).
+    page_based: bool,
+    chunk_units: u32,
+}
+
+/// One size class of an [`OuroborosReport`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ClassReport {
+    /// Bytes per page.
+    pub page_bytes: u64,
+    /// Chunks (or multi-chunk runs) holding this class's pages.
+    pub chunks: u32,
+    /// Pages of those chunks out with a user (live bits set).
+    pub live_pages: u64,
+    /// The class semaphore's count: free pages in its queue (page-based), or units of
+    /// chunk tokens (chunk-based).
+    pub queued: i32,
+    /// Batches registered with the semaphore and not yet signalled (0 between dispatches).
+    pub batches_in_production: u32,
+    /// Units reserved by waiting mallocs (0 between dispatches).
+    pub reserved: u32,
+    /// Producers between taking a chunk and signalling its pages (0 between dispatches).
+    pub filling: u32,
+    units_per_page: u64,
+    pages_per_batch: u64,
+}
+
+impl OuroborosReport {
+    /// Units of page chunks that are neither live, nor free in their class queue, nor
+    /// counted lost: pages the allocator can no longer reach (page-based heaps between
+    /// dispatches; `None` for chunk-based ones, whose free pages are in chunk bitmasks).
+    /// Positive values are leaks; negative ones mean a queue counts pages it does not have.
+    pub fn unaccounted_units(&self) -> Option<i64> {
+        if !self.page_based {
+            return None;
+        }
+        let held: i64 = self
+            .classes
+            .iter()
+            .map(|c| {
+                let pages = c.chunks as i64 * c.pages_per_batch as i64;
+                (pages - c.live_pages as i64 - c.queued as i64) * c.units_per_page as i64
+            })
+            .sum();
+        Some(held - self.lost_units as i64)
+    }
+
+    /// Chunks holding pages of some class.
+    pub fn page_chunks(&self) -> u32 {
+        self.classes
+            .iter()
+            .map(|c| {
+                c.chunks
+                    * (c.pages_per_batch * c.units_per_page / self.chunk_units as u64).max(1) as u32
+            })
+            .sum()
+    }
+
+    /// One line: chunks by use, then the classes that hold any.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "chunks {}: {} fresh, {} pooled, {} pages, {} queue",
+            self.chunks,
+            self.fresh_left,
+            self.pooled,
+            self.page_chunks(),
+            self.queue_chunks
+        );
+        if let Some(u) = self.unreachable_queue_chunks {
+            s += &format!(" ({u} unreachable)");
+        }
+        s += &format!("; lost {} units", self.lost_units);
+        if let Some(u) = self.unaccounted_units() {
+            s += &format!(", unaccounted {u} units");
+        }
+        for c in self
+            .classes
+            .iter()
+            .filter(|c| c.chunks > 0 || c.queued != 0)
+        {
+            s += &format!(
+                "; {} B: {} chunks, {} live, {} queued",
+                c.page_bytes, c.chunks, c.live_pages, c.queued
+            );
+            if c.batches_in_production + c.reserved + c.filling > 0 {
+                s += &format!(
+                    ", E {} R {} filling {}",
+                    c.batches_in_production, c.reserved, c.filling
+                );
+            }
+        }
+        s
+    }
+}
+
+impl GpuHeap {
+    /// Where an Ouroboros heap's chunks and pages are (waits for submitted work first). A
+    /// snapshot for diagnostics and tests: read it between dispatches, when no malloc or free
+    /// is in flight. `None` for other strategies.
+    pub fn ouroboros_report(&self) -> Result<Option<OuroborosReport>> {
+        let Some(g) = &self.layout.ouro else {
+            return Ok(None);
+        };
+        let head = self.read_meta(0, g.chunk_info + g.chunks as u64)?;
+        let units = self.layout.bytes / crate::layout::UNIT_BYTES;
+        let live = self.read_meta(g.live_bits, units.div_ceil(32))?;
+        let info = &head[g.chunk_info as usize..];
+        let committed_chunks = (self.committed_bytes() / (g.chunk_units as u64 * 16)) as u32;
+        let end = committed_chunks.min(g.chunks);
+        let fresh = head[STAT_WORDS as usize].min(end);
+        let queue = |q: u32| (g.queue_meta + q as u64 * QUEUE_WORDS) as usize;
+
+        // Live bits are set at the first unit of a page only, so the bits of a range count
+        // its live pages; whole words at once where the range is word-aligned (chunks of
+        // 512 B and more), bit by bit otherwise.
+        let live_in = |first_unit: u64, count: u64| -> u64 {
+            if first_unit % 32 == 0 && count % 32 == 0 {
+                let words = &live[(first_unit / 32) as usize..((first_unit + count) / 32) as usize];
+                return words.iter().map(|w| w.count_ones() as u64).sum();
+            }
+            (first_unit..first_unit + count)
+                .filter(|u| live[(u / 32) as usize] >> (u % 32) & 1 == 1)
+                .count() as u64
+        };
+        let classes = (0..g.classes)
+            .map(|k| {
+                let units_per_page = g.page_units(k);
+                let pages_per_batch = if k < g.base_classes {
+                    g.chunk_units as u64 / units_per_page
+                } else {
+                    1
+                };
+                let mut chunks = 0;
+                let mut live_pages = 0;
+                for (c, &i) in info.iter().enumerate() {
+                    if i == k + 1 {
+                        chunks += 1;
+                        live_pages += live_in(
+                            c as u64 * g.chunk_units as u64,
+                            units_per_page * pages_per_batch,
+                        );
+                    }
+                }
+                let d = queue(k);
+                ClassReport {
+                    page_bytes: units_per_page * 16,
+                    chunks,
+                    live_pages,
+                    queued: head[d] as i32,
+                    batches_in_production: head[d + 1] >> BSEM_R_BITS,
+                    reserved: head[d + 1] & ((1 << BSEM_R_BITS) - 1),
+                    filling: head[d + OQ_FILLING as usize],
+                    units_per_page,
+                    pages_per_batch,
+                }
+            })
+            .collect::<Vec<_>>();
+        let queue_chunks = info.iter().filter(|&&i| i & INFO_QUEUE != 0).count() as u32;
+        let page_based = g.cb_words == 0;
+        let reachable = if page_based {
+            match g.queue_kind {
+                QueueKind::Standard => None,
+                QueueKind::VirtualArray => Some(self.vaq_chunks(g)?),
+                QueueKind::VirtualLinked => Some(self.vlq_chunks(g, &head)?),
+            }
+        } else {
+            None
+        };
+        Ok(Some(OuroborosReport {
+            chunks: g.chunks,
+            fresh_left: end - fresh,
+            pooled: head[queue(g.classes)] as i32,
+            queue_chunks,
+            unreachable_queue_chunks: reachable.map(|r: u32| queue_chunks.saturating_sub(r)),
+            lost_units: head[STAT_WORDS as usize + 1],
+            classes,
+            page_based,
+            chunk_units: g.chunk_units,
+        }))
+    }
+
+    /// Queue chunks that the VAQ pointer arrays name.
+    fn vaq_chunks(&self, g: &OuroGeometry) -> Result<u32> {
+        let mut n = 0;
+        for &(base, slots) in &g.vaq {
+            let words = self.read_meta(base, 2 * slots)?;
+            n += words.iter().step_by(2).filter(|&&p| p != 0).count() as u32;
+        }
+        Ok(n)
+    }
+
+    /// Queue chunks reachable from each VLQ's `old` pointer through the next links.
+    fn vlq_chunks(&self, g: &OuroGeometry, head: &[u32]) -> Result<u32> {
+        let next = self.read_meta(g.qc_words + g.chunks as u64, g.chunks as u64)?;
+        let mut n = 0;
+        for k in 0..g.base_classes {
+            let mut p = head[(g.queue_meta + k as u64 * QUEUE_WORDS + VL_OLD) as usize];
+            // A cycle would be a bug of its own; the walk stops after every chunk once.
+            for _ in 0..g.chunks {
+                if p == 0 {
+                    break;
+                }
+                n += 1;
+                p = next[(p - 1) as usize];
+            }
+        }
+        Ok(n)
+    }
+}

@@ -104,12 +104,7 @@ mod tests {
     /// Reads `const NAME: u32 = Nu;` from stats.wgsl.
     fn wgsl_const(name: &str) -> usize {
         let text = include_str!("../shaders/core/stats.wgsl");
-        let line = text
-            .lines()
-            .find(|l| l.starts_with(&format!("const {name}: u32 = ")))
-            .unwrap_or_else(|| panic!("{name} not in stats.wgsl"));
-        let value = line.split('=').nth(1).unwrap().split(';').next().unwrap();
-        value.trim().trim_end_matches('u').parse().unwrap()
+        crate::shader::wgsl_u32_const(text, name) as usize
     }
 
     #[test]

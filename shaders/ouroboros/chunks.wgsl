@@ -179,8 +179,14 @@ fn ouro_class_exhausted(k: u32) -> bool {
 // class on a virtualized queue hold at most all chunks but OURO_QUEUE_RESERVE
 // (ouro_page_chunk_alloc says why).
 fn ouro_queue_reserve_reached(k: u32) -> bool {
-    return cq_virtual(k)
-        && atomicLoad(&heap_meta[OURO_PAGE_CHUNKS]) + 1u + OURO_QUEUE_RESERVE > ouro_chunk_end();
+    return ouro_takes_reserve(k, atomicLoad(&heap_meta[OURO_PAGE_CHUNKS]));
+}
+
+// Whether one more chunk or run of class k, on top of `held` chunks held by pages
+// (OURO_PAGE_CHUNKS), would take from the queue reserve. Only classes on virtualized
+// queues are held to it.
+fn ouro_takes_reserve(k: u32, held: u32) -> bool {
+    return cq_virtual(k) && held + ouro_run_chunks(k) + OURO_QUEUE_RESERVE > ouro_chunk_end();
 }
 
 // Chunks that ouro_chunk_alloc could hand out now: fresh ones below the end and pooled

@@ -88,8 +88,8 @@ fn ouro_page_chunk_alloc(k: u32) -> u32 {
     if (OURO_QUEUE_RESERVE == 0u) {
         return ouro_run_alloc(run);
     }
-    let taken = atomicAdd(&heap_meta[OURO_PAGE_CHUNKS], run);
-    if (cq_virtual(k) && taken + run + OURO_QUEUE_RESERVE > ouro_chunk_end()) {
+    let held = atomicAdd(&heap_meta[OURO_PAGE_CHUNKS], run);
+    if (ouro_takes_reserve(k, held)) {
         atomicSub(&heap_meta[OURO_PAGE_CHUNKS], run);
         return OURO_NO_CHUNK;
     }

@@ -41,6 +41,10 @@ pub use report::{ClassReport, OuroborosReport};
 
 /// Words per queue descriptor (`OQ_WORDS` in queues/index_queue.wgsl).
 const QUEUE_WORDS: u64 = 12;
+/// heap_meta words of the scalars in the layout above.
+const FRESH_WORD: u64 = STAT_WORDS as u64;
+const LOST_UNITS_WORD: u64 = STAT_WORDS as u64 + 1;
+const PAGE_CHUNKS_WORD: u64 = STAT_WORDS as u64 + 2;
 /// Cap on all of Ouroboros's metadata, whatever the binding allows.
 const META_CAP_BYTES: u64 = 1 << 30;
 
@@ -295,6 +299,11 @@ impl OuroGeometry {
         })
     }
 
+    /// First heap_meta word of queue q's descriptor (classes, then the pool).
+    fn queue_word(&self, q: u32) -> u64 {
+        self.queue_meta + q as u64 * QUEUE_WORDS
+    }
+
     fn class_of(&self, size: u32) -> u32 {
         let units = (size as u64)
             .div_ceil(UNIT_BYTES)
@@ -385,9 +394,9 @@ impl OuroGeometry {
         constant("OURO_BASE_CLASSES", self.base_classes as u64);
         constant("OURO_CLASSES", self.classes as u64);
         constant("OURO_POOL", self.classes as u64);
-        constant("OURO_FRESH", STAT_WORDS as u64);
-        constant("OURO_LOST_UNITS", STAT_WORDS as u64 + 1);
-        constant("OURO_PAGE_CHUNKS", STAT_WORDS as u64 + 2);
+        constant("OURO_FRESH", FRESH_WORD);
+        constant("OURO_LOST_UNITS", LOST_UNITS_WORD);
+        constant("OURO_PAGE_CHUNKS", PAGE_CHUNKS_WORD);
         constant("OURO_QUEUE_META", self.queue_meta);
         constant("OURO_CHUNK_INFO", self.chunk_info);
         constant("OURO_LIVE_BITS", self.live_bits);

@@ -10,16 +10,16 @@
 
 use serde::Serialize;
 
-use super::{OuroGeometry, QueueKind, QUEUE_WORDS};
+use super::{OuroGeometry, QueueKind, FRESH_WORD, LOST_UNITS_WORD};
 use crate::error::Result;
 use crate::heap::GpuHeap;
-use crate::stats::STAT_WORDS;
 
-/// `OURO_INFO_QUEUE` (shaders/ouroboros/ouroboros.wgsl): the chunk info bit of queue chunks.
+// Mirrors of WGSL constants, keep in sync (checked by the test below).
+/// `OURO_INFO_QUEUE` (ouroboros/ouroboros.wgsl): the chunk info bit of queue chunks.
 const INFO_QUEUE: u32 = 0x8000_0000;
-/// Bulk semaphore word 1: E (batches in production) above R (reserved units).
+/// `BSEM_R_BITS` (sync/bulk_semaphore.wgsl): semaphore word 1 holds E above R.
 const BSEM_R_BITS: u32 = 20;
-/// Descriptor words (queues/index_queue.wgsl, queues/vlq.wgsl).
+/// Descriptor words `OQ_FILLING` (queues/index_queue.wgsl) and `VL_OLD` (queues/vlq.wgsl).
 const OQ_FILLING: u64 = 8;
 const VL_OLD: u64 = 7;
 
@@ -152,8 +152,8 @@ impl GpuHeap {
         let info = &head[g.chunk_info as usize..];
         let committed_chunks = (self.committed_bytes() / (g.chunk_units as u64 * 16)) as u32;
         let end = committed_chunks.min(g.chunks);
-        let fresh = head[STAT_WORDS as usize].min(end);
-        let queue = |q: u32| (g.queue_meta + q as u64 * QUEUE_WORDS) as usize;
+        let fresh = head[FRESH_WORD as usize].min(end);
+        let queue = |q: u32| g.queue_word(q) as usize;
 
         // Live bits are set at the first unit of a page only, so the bits of a range count
         // its live pages; whole words at once where the range is word-aligned (chunks of
@@ -217,7 +217,7 @@ impl GpuHeap {
             pooled: head[queue(g.classes)] as i32,
             queue_chunks,
             unreachable_queue_chunks: reachable.map(|r: u32| queue_chunks.saturating_sub(r)),
-            lost_units: head[STAT_WORDS as usize + 1],
+            lost_units: head[LOST_UNITS_WORD as usize],
             classes,
             page_based,
             chunk_units: g.chunk_units,
@@ -239,7 +239,7 @@ impl GpuHeap {
         let next = self.read_meta(g.qc_words + g.chunks as u64, g.chunks as u64)?;
         let mut n = 0;
         for k in 0..g.base_classes {
-            let mut p = head[(g.queue_meta + k as u64 * QUEUE_WORDS + VL_OLD) as usize];
+            let mut p = head[(g.queue_word(k) + VL_OLD) as usize];
             // A cycle would be a bug of its own; the walk stops after every chunk once.
             for _ in 0..g.chunks {
                 if p == 0 {
@@ -250,5 +250,25 @@ impl GpuHeap {
             }
         }
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ouroboros::QUEUE_WORDS;
+    use crate::shader::wgsl_u32_const as wgsl_const;
+
+    #[test]
+    fn mirrors_match_wgsl() {
+        let ouroboros = include_str!("../../shaders/ouroboros/ouroboros.wgsl");
+        let semaphore = include_str!("../../shaders/sync/bulk_semaphore.wgsl");
+        let index_queue = include_str!("../../shaders/queues/index_queue.wgsl");
+        let vlq = include_str!("../../shaders/queues/vlq.wgsl");
+        assert_eq!(INFO_QUEUE as u64, wgsl_const(ouroboros, "OURO_INFO_QUEUE"));
+        assert_eq!(BSEM_R_BITS as u64, wgsl_const(semaphore, "BSEM_R_BITS"));
+        assert_eq!(OQ_FILLING, wgsl_const(index_queue, "OQ_FILLING"));
+        assert_eq!(QUEUE_WORDS, wgsl_const(index_queue, "OQ_WORDS"));
+        assert_eq!(VL_OLD, wgsl_const(vlq, "VL_OLD"));
     }
 }

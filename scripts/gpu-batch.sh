@@ -18,11 +18,15 @@ what=${1:?usage: gpu-batch.sh conformance [STRATEGY...] | bench TEST... | test B
 shift
 case "$what" in
 conformance)
-    args=()
-    for s in "$@"; do args+=(--strategy "$s"); done
-    timeout "$item_secs" "$bin" conformance "${args[@]}" --heap-size 8GiB \
-        --json "$out/conformance.json" >"$out/conformance.txt" 2>&1
-    echo "conformance: exit $?"
+    # One run per strategy (each under its own timeout, with its own JSON), or all at once.
+    if [ $# -eq 0 ]; then set -- all; fi
+    for s in "$@"; do
+        args=()
+        [ "$s" = all ] || args=(--strategy "$s")
+        timeout "$item_secs" "$bin" conformance "${args[@]}" --heap-size 8GiB \
+            --json "$out/conformance-$s.json" >"$out/conformance-$s.txt" 2>&1
+        echo "conformance $s: exit $?"
+    done
     ;;
 bench)
     for t in "$@"; do

@@ -202,6 +202,7 @@ fn returns_empty_chunks_to_the_pool(strategy: Strategy) {
     // Chunks a virtualized token queue may hold (none for the standard ring).
     let queue_chunks = if strategy == Strategy::OuroCS { 0 } else { 2 };
     let small = run(n_max, 16, 0);
+    eprintln!("{:?}", heap.stats().unwrap());
     audit(&heap);
     assert!(
         small >= n_max - queue_chunks * 512 && small <= n_max,
@@ -212,6 +213,7 @@ fn returns_empty_chunks_to_the_pool(strategy: Strategy) {
     assert_eq!(stats.allocations_live, 0);
     audit(&heap);
     let large = run(chunks, 8192, 0);
+    eprintln!("{:?}", heap.stats().unwrap());
     audit(&heap);
     assert!(
         large >= chunks - queue_chunks && large <= chunks,

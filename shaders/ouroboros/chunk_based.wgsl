@@ -54,7 +54,8 @@
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait; a walk of at most one lap of
 // the ring (virtualized: at most OURO_CB_SPAN positions); OURO_CB_WORDS words of bitmask
 // with 32 claim attempts each; one insertion per placement (its bounds: chunk_tokens.wgsl);
-// two passes of cb_requeue. A malloc whose walks miss OURO_CB_HELP_MISSES times, or that
+// two passes of cb_requeue; two passes of retirement and requeue per free, with at most
+// OURO_CB_SETTLE reads of a count that is in a retirement. A malloc whose walks miss OURO_CB_HELP_MISSES times, or that
 // runs out of rounds, produces a chunk itself (bsem_help); one that finds no memory while
 // other chunks of the class are being filled waits on for their pages, as in
 // page_based.wgsl. It fails only when its rounds are spent and a last production fails:
@@ -74,6 +75,9 @@ const OURO_CB_TOKEN_RETIRED: u32 = 2u;
 // Failed walks (the semaphore promised a page, the ring showed none) before a malloc stops
 // taking units and produces a chunk itself.
 const OURO_CB_HELP_MISSES: u32 = 8u;
+// Rounds a token placer waits for a chunk's count to leave a retirement or a walker's
+// decrement before it decides whether the chunk is all free (cb_all_free).
+const OURO_CB_SETTLE: u32 = 64u;
 
 fn cb_words(k: u32) -> u32 {
     return (ouro_batch(k) + 31u) / 32u;
@@ -98,33 +102,34 @@ fn cb_enqueue(k: u32, c: u32) -> bool {
 // claim is dropped and the token, if c's count calls for one, is placed in the queue of the
 // class c is in now (the same as a DEQUEUE-mode remover does). Two passes at most: the
 // second starts from the class that was just read.
-fn cb_requeue(k: u32, c: u32) {
+// True if it placed the token in the queue of class k.
+fn cb_requeue(k: u32, c: u32) -> bool {
     var cls = k;
     for (var attempt = 0u; attempt < 2u; attempt++) {
         if (atomicLoad(&heap_meta[OURO_CB_QUEUED + c]) != OURO_CB_TOKEN_NONE) {
-            return;
+            return false;
         }
         let x = atomicCompareExchangeWeak(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE, OURO_CB_TOKEN_QUEUED);
         if (!x.exchanged) {
             if (x.old_value != OURO_CB_TOKEN_NONE) {
-                return;
+                return false;
             }
             continue; // a spurious weak-CAS failure: try again
         }
         let owner = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
         if (owner == cls + 1u) {
-            cb_enqueue(cls, c);
-            return;
+            return cb_enqueue(cls, c) && cls == k;
         }
         // c changed hands: release our claim (a read-modify-write, so that the count load
         // stays after it; only our own claim, never a state someone else set), then
         // requeue for the new owner if it has free pages on c.
         atomicCompareExchangeWeak(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_QUEUED, OURO_CB_TOKEN_NONE);
         if (owner == 0u || owner - 1u >= OURO_BASE_CLASSES || bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) <= 0) {
-            return;
+            return false;
         }
         cls = owner - 1u;
     }
+    return false;
 }
 
 // Claims one set bit of chunk c's bitmask (the caller holds a count unit for it).
@@ -332,6 +337,61 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
     return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
 }
 
+// Outcomes of cb_retire.
+const CB_KEPT: u32 = 0u; // a page was taken meanwhile, or the units are not there: c stays
+const CB_RETIRED: u32 = 1u;
+const CB_UNDONE: u32 = 2u; // c's token was still being placed: undone, c stays
+
+// Every page of c is free: take them out of the semaphore, retire the chunk, remove its
+// token and return it to the pool (Algorithm 4, line 30). A step that fails undoes the ones
+// before.
+fn cb_retire(k: u32, c: u32) -> u32 {
+    let qm = ouro_queue_meta(k);
+    let batch = ouro_batch(k);
+    if (!bsem_try_take(qm, batch)) {
+        return CB_KEPT;
+    }
+    let x = atomicCompareExchangeWeak(&heap_meta[OURO_CB_COUNT + c], batch, bitcast<u32>(OURO_CB_RETIRED));
+    if (!x.exchanged) {
+        bsem_signal(qm, batch, 0u);
+        return CB_KEPT;
+    }
+    // Take the token state to retired: straight from "no token" (then no requeue can start:
+    // cb_requeue only claims "no token"), or by removing the token where it was placed. A
+    // token still being placed (its position not yet recorded) cannot be removed: the
+    // retirement is undone, and its placer looks again (ouro_c_free).
+    let q = atomicCompareExchangeWeak(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE, OURO_CB_TOKEN_RETIRED);
+    var token_gone = q.exchanged;
+    if (!token_gone && q.old_value == OURO_CB_TOKEN_QUEUED) {
+        let pos = atomicLoad(&heap_meta[OURO_CB_POS + c]);
+        if (ct_remove(k, pos, c + 1u)) {
+            atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_RETIRED);
+            token_gone = true;
+        }
+    }
+    if (token_gone) {
+        atomicSub(&heap_meta[qm + 4u], 1u);
+        ouro_chunk_free(c);
+        return CB_RETIRED;
+    }
+    atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - bitcast<u32>(OURO_CB_RETIRED));
+    bsem_signal(qm, batch, 0u);
+    return CB_UNDONE;
+}
+
+// Whether every page of c is free, once c's count is out of a retirement or a walker's
+// decrement (waits a bounded number of rounds for that; false if it does not end).
+fn cb_all_free(c: u32, batch: u32) -> bool {
+    for (var round = 0u; round < OURO_CB_SETTLE; round++) {
+        // A read-modify-write, so that it stays after the token placement before it.
+        let n = bitcast<i32>(atomicOr(&heap_meta[OURO_CB_COUNT + c], 0u));
+        if (n >= 0) {
+            return n == i32(batch);
+        }
+    }
+    return false;
+}
+
 fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
     let qm = ouro_queue_meta(k);
     let pu = ouro_page_units(k);
@@ -341,45 +401,28 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
     atomicOr(&heap_meta[OURO_CB_BITS + c * OURO_CB_WORDS + (page >> 5u)], 1u << (page & 31u));
     let old = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u));
     bsem_signal(qm, 1u, 0u);
-    var retired = false;
-    var requeue = false;
-    if (old + 1 == i32(batch) && bsem_try_take(qm, batch)) {
-        // Every page is free: take them out of the semaphore, retire the chunk, remove its
-        // token and return it to the pool (Algorithm 4, line 30). A step that fails undoes
-        // the ones before; the chunk then stays in its class.
-        let x = atomicCompareExchangeWeak(&heap_meta[OURO_CB_COUNT + c], batch, bitcast<u32>(OURO_CB_RETIRED));
-        if (x.exchanged) {
-            // Take the token state to retired: straight from "no token" (then no requeue can
-            // start: cb_requeue only claims "no token"), or by removing the token where it
-            // was placed. A token still being placed (its position not yet recorded) cannot
-            // be removed: the retirement is undone and the chunk stays in its class.
-            let q = atomicCompareExchangeWeak(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE, OURO_CB_TOKEN_RETIRED);
-            var token_gone = q.exchanged;
-            if (!token_gone && q.old_value == OURO_CB_TOKEN_QUEUED) {
-                let pos = atomicLoad(&heap_meta[OURO_CB_POS + c]);
-                if (ct_remove(k, pos, c + 1u)) {
-                    atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_RETIRED);
-                    token_gone = true;
-                }
+    // The last free retires the chunk; the first one (FIRST_FREE) puts its token back.
+    var retire = old + 1 == i32(batch);
+    var requeue = old == 0;
+    // Two passes, one call site each of cb_retire and cb_requeue (NIR inlines them). On a
+    // GPU the first and the last free of a chunk often run side by side; a retirement that
+    // finds the token still being placed is undone, so the placer, once its token is in,
+    // retires the chunk if every page is free by then (on the H200, without this, most
+    // chunks of a heap filled with 16-byte blocks and emptied again stayed with their class).
+    for (var step = 0u; step < 2u; step++) {
+        if (retire) {
+            let r = cb_retire(k, c);
+            if (r == CB_RETIRED) {
+                break;
             }
-            if (token_gone) {
-                atomicSub(&heap_meta[qm + 4u], 1u);
-                ouro_chunk_free(c);
-                retired = true;
-            } else {
-                atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - bitcast<u32>(OURO_CB_RETIRED));
-                requeue = true; // in case a remover saw the retired count and left it
-            }
+            // Undone: a remover may have seen the retired count and left the token out.
+            requeue = requeue || r == CB_UNDONE;
         }
-        if (!retired) {
-            bsem_signal(qm, batch, 0u);
+        if (!requeue) {
+            break;
         }
-    }
-    if (!retired && old == 0) {
-        requeue = true; // FIRST_FREE: the chunk has a free page again
-    }
-    if (requeue) {
-        cb_requeue(k, c); // one call site (NIR inlines it)
+        requeue = false;
+        retire = cb_requeue(k, c) && cb_all_free(c, batch);
     }
     return HeapFree(pu, HEAP_OK);
 }

@@ -34,13 +34,19 @@
 // when fresh memory runs low even if recycled memory is plentiful: an early signal, never a
 // late one. Only the rare fresh bumps pay for it; a heap that cannot grow compiles none.
 //
-// Loops, all bounded: ouro_run_alloc makes at most OURO_RUN_ATTEMPTS bump attempts (each
+// Loops, all bounded: ouro_chunk_alloc makes at most OURO_POOL_TRIES pool dequeues and one
+// fresh bump; ouro_run_alloc makes at most OURO_RUN_ATTEMPTS bump attempts (each
 // failure means another invocation bumped a different amount in between) and returns at
 // most 2 * run - 1 skipped chunks per attempt to the pool.
 
 const OURO_NO_CHUNK: u32 = 0xffffffffu;
 const OURO_CHUNK_CONTENDED: u32 = 0xfffffffeu;
 const OURO_RUN_ATTEMPTS: u32 = 64u;
+// Tries at the pool before a chunk allocation reports that the heap has none: under heavy
+// churn a pool dequeue can meet a late enqueuer and give up. On the H200, with fresh memory
+// spent, one such miss ended virtualized queues' installs while thousands of chunks sat
+// in the pool.
+const OURO_POOL_TRIES: u32 = 4u;
 
 // The end of fresh memory in chunks: the reserved maximum, or the committed chunks of a
 // heap that can grow (constant during a dispatch; no load in heaps that cannot grow).
@@ -54,26 +60,32 @@ fn ouro_chunk_end() -> u32 {
 
 fn ouro_chunk_alloc() -> u32 {
     let pool = ouro_queue_meta(OURO_POOL);
-    if (bsem_try_take(pool, 1u)) {
-        let v = oq_dequeue(OURO_POOL);
-        if (v != OQ_EMPTY) {
-            return v - 1u;
-        }
-        // The slot's enqueuer is late; it will move the chunk elsewhere. Give the unit back
-        // and take fresh memory instead.
-        bsem_signal(pool, 1u, 0u);
-    }
-    // Failures only happen once the counter is at or above the end, and undoing them
-    // never takes it below, so successful bumps hand out each chunk once.
     let end = ouro_chunk_end();
-    let f = atomicAdd(&heap_meta[OURO_FRESH], 1u);
-    if (f < end) {
+    for (var attempt = 0u; attempt < OURO_POOL_TRIES; attempt++) {
+        if (bsem_try_take(pool, 1u)) {
+            let v = oq_dequeue(OURO_POOL);
+            if (v != OQ_EMPTY) {
+                return v - 1u;
+            }
+            // The slot's enqueuer is late; it will move the chunk elsewhere. Give the unit
+            // back; fresh memory, else another try at the pool.
+            bsem_signal(pool, 1u, 0u);
+        } else if (attempt > 0u) {
+            break;
+        }
+        if (attempt == 0u) {
+            // Failures only happen once the counter is at or above the end, and undoing
+            // them never takes it below, so successful bumps hand out each chunk once.
+            let f = atomicAdd(&heap_meta[OURO_FRESH], 1u);
+            if (f < end) {
 #ifdef GPU_HEAP_GROWABLE
-        heap_note_free_items(end - f - 1u);
+                heap_note_free_items(end - f - 1u);
 #endif
-        return f;
+                return f;
+            }
+            atomicSub(&heap_meta[OURO_FRESH], 1u);
+        }
     }
-    atomicSub(&heap_meta[OURO_FRESH], 1u);
     return OURO_NO_CHUNK;
 }
 

@@ -6,16 +6,19 @@
 // through the heap's atomic segment views (heap_atomic_*).
 //
 // State: the queue descriptor (queues/index_queue.wgsl: [2] front, [3] back) and, per
-// pointer slot, two words at ouro_vaq_base(q) + 2 s: chunk + 1 (0: none), and
-// lap << VQ_COUNT_BITS | consumed: the lap the slot serves (pos / positions per lap) and
-// how many of its positions that lap has consumed.
+// pointer slot, two words at ouro_vaq_base(q) + 2 s: the pointer, tag << 24 | (chunk + 1)
+// (0: none; tag: the low 8 bits of the lap it serves; chunk + 1 = VQ_DEAD + 1: that lap of
+// the slot has no storage), and lap << VQ_COUNT_BITS | consumed: the lap the slot serves
+// (pos / positions per lap) and how many of its positions that lap has consumed.
 //
 // Invariants
-//   - A position is consumed exactly once: by its dequeuer taking the item, or by the
-//     enqueuer that finds OQ_SKIP (its dequeuer gave up) and moves on. The consumer of the
-//     last of a chunk's OURO_QC_ITEMS positions moves the slot to the next lap, clears the
-//     pointer and returns the chunk to the pool, so a chunk is released only once nobody
-//     will touch it.
+//   - A position is consumed exactly once: by its dequeuer taking the item, or by its
+//     enqueuer when it finds OQ_SKIP (the dequeuer gave up) or a dead lap; that enqueuer
+//     moves its item to a fresh position. The consumer of the last of a lap's OURO_QC_ITEMS
+//     positions of a slot moves the slot to the next lap, clears the pointer and returns
+//     the chunk to the pool, so a chunk is released only once nobody will touch it.
+//   - Readers use a pointer only if its tag is their lap's: a position of a later lap never
+//     reads or writes a chunk of an earlier one still draining (it waits, bounded).
 //   - A chunk is installed only for the lap its slot serves, checked before and after the
 //     install: an install for a lap already released (an enqueuer placing the next chunk
 //     ahead of need after others filled and drained it) would leave a chunk that no
@@ -26,15 +29,21 @@
 //     of a chunk's first position installs it at once, and the next one ahead of need;
 //     others wait VQ_PTR_WAIT rounds for the pointer, then install one themselves (the
 //     loser of the CAS returns its chunk).
+//   - No storage: an install that finds no chunk in the heap publishes VQ_DEAD for its lap
+//     (never an install ahead of need). No chunk is installed for that lap afterwards, so
+//     nobody holds storage for it; its dequeuers find nothing (their units come from items
+//     put elsewhere) and its enqueuers consume their positions and move on, so the slot
+//     completes the lap and serves the next one with a real chunk. Without this, an
+//     enqueue that failed for lack of a chunk left its position unconsumed, its slot never
+//     completed that lap, and every later enqueue there failed (on the H200, mixed traffic
+//     on a nearly full heap turned one such failure into thousands of failed frees).
 //
 // Loops, all bounded: VQ_PTR_WAIT rounds for a pointer, 64 CAS attempts to publish (or
 // take back) a pointer, OURO_QC_ITEMS stores to zero a chunk, OQ_SLOT_WAIT rounds per
-// slot, OQ_MOVES positions per item. If no queue chunk can be had (the heap is full), the
-// enqueue fails: the caller reports it (a free then keeps its page out of circulation and
-// reports HEAP_OUT_OF_MEMORY). Its position is then never consumed, so its slot never
-// completes that lap: its chunk (if one is installed later) stays in the queue, and a
-// later lap cannot install there (those enqueues fail too) instead of starting from a
-// count that is off, which would release a chunk still in use.
+// slot, OQ_MOVES positions per item. An enqueue fails when its moves are spent (its
+// positions kept landing on dead laps or abandoned slots) or when a slot still serves an
+// earlier lap after the wait: the caller reports it (a free then keeps its page out of
+// circulation and reports HEAP_OUT_OF_MEMORY).
 
 
 fn vq_ptr_word(q: u32, pos: u32) -> u32 {
@@ -51,6 +60,11 @@ fn vq_word(chunk: u32, i: u32) -> u32 {
 
 // Bits of a slot's consumed count: enough for OURO_QC_ITEMS; the lap sits above them.
 const VQ_COUNT_BITS: u32 = OURO_QC_SHIFT + 1u;
+// A pointer word: the low 8 bits of its lap above VQ_TAG_SHIFT, chunk + 1 below (the host
+// keeps chunk indices below VQ_DEAD), or VQ_DEAD for a lap of the slot that has no storage.
+const VQ_TAG_SHIFT: u32 = 24u;
+const VQ_CHUNK_MASK: u32 = 0xffffffu;
+const VQ_DEAD: u32 = 0xfffffeu;
 
 fn vq_lap_shift(q: u32) -> u32 {
     return OURO_QC_SHIFT + countOneBits(ouro_vaq_mask(q));
@@ -61,74 +75,102 @@ fn vq_lap(q: u32, pos: u32) -> u32 {
     return pos >> vq_lap_shift(q);
 }
 
+fn vq_tag(lap: u32) -> u32 {
+    return (lap & 0xffu) << VQ_TAG_SHIFT;
+}
+
 // Whether pointer slot pw still serves lap `lap` (the previous one is released, this one not).
 fn vq_serves(pw: u32, lap: u32) -> bool {
     return (atomicLoad(&heap_meta[pw + 1u]) >> VQ_COUNT_BITS) == lap;
 }
 
-// A fresh, zeroed queue chunk published at pointer word pw for lap `lap`; or the one
-// someone else published first; OURO_NO_CHUNK if the heap has none or the lap is over.
-fn vq_install(q: u32, pw: u32, lap: u32) -> u32 {
+// Publishes `value` (tagged with `lap`) at pointer word pw, if the word is empty and the
+// slot serves that lap. Returns what the word then holds for this lap: `value`, what
+// someone else of this lap published first, or 0 (not published: another lap's pointer
+// is there, or the lap was released meanwhile; an install taken back).
+fn vq_publish(pw: u32, lap: u32, value: u32) -> u32 {
+    let tagged = vq_tag(lap) | value;
+    for (var attempt = 0u; attempt < 64u; attempt++) {
+        let x = atomicCompareExchangeWeak(&heap_meta[pw], 0u, tagged);
+        if (x.exchanged) {
+            if (vq_serves(pw, lap)) {
+                return value;
+            }
+            // The lap was released between the check and the install: nobody of this lap
+            // needs it, and the next lap is a whole array away. Take it back.
+            for (var undo = 0u; undo < 64u; undo++) {
+                if (atomicCompareExchangeWeak(&heap_meta[pw], tagged, 0u).exchanged) {
+                    break;
+                }
+            }
+            return 0u;
+        }
+        if (x.old_value != 0u) {
+            if ((x.old_value >> VQ_TAG_SHIFT) == (tagged >> VQ_TAG_SHIFT)) {
+                return x.old_value & VQ_CHUNK_MASK;
+            }
+            return 0u;
+        }
+    }
+    return 0u;
+}
+
+// A fresh, zeroed queue chunk published at pointer word pw for lap `lap`; or what someone
+// else published first for it; OURO_NO_CHUNK if the lap is over or not yet begun here. If
+// the heap has no chunk: VQ_DEAD, published (this lap of the slot then has no storage: its
+// positions are consumed by their enqueuers, which move on, instead of staying unfinished
+// forever), or OURO_NO_CHUNK for an install `ahead` of need, which must not take a lap's
+// storage away before anyone needs it.
+fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
     if (!vq_serves(pw, lap)) {
         return OURO_NO_CHUNK;
     }
     let c = ouro_chunk_alloc();
-    if (c == OURO_NO_CHUNK) {
-        let p = atomicLoad(&heap_meta[pw]);
-        if (p != 0u) {
-            return p - 1u;
-        }
+    if (c == OURO_NO_CHUNK && ahead) {
         return OURO_NO_CHUNK;
     }
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
-    let seg = vq_segment(c);
-    let base = vq_word(c, 0u);
-    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
-        heap_atomic_store(seg, base + i, OQ_EMPTY);
-    }
-    for (var attempt = 0u; attempt < 64u; attempt++) {
-        let x = atomicCompareExchangeWeak(&heap_meta[pw], 0u, c + 1u);
-        if (x.exchanged) {
-            if (vq_serves(pw, lap)) {
-                return c;
-            }
-            // The lap was released between the check and the install: nobody of this lap
-            // needs the chunk, and the next lap is a whole array away. Take it back.
-            for (var undo = 0u; undo < 64u; undo++) {
-                if (atomicCompareExchangeWeak(&heap_meta[pw], c + 1u, 0u).exchanged) {
-                    break;
-                }
-            }
-            break;
+    var value = VQ_DEAD + 1u;
+    if (c != OURO_NO_CHUNK) {
+        atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
+        let seg = vq_segment(c);
+        let base = vq_word(c, 0u);
+        for (var i = 0u; i < OURO_QC_ITEMS; i++) {
+            heap_atomic_store(seg, base + i, OQ_EMPTY);
         }
-        if (x.old_value != 0u) {
-            ouro_chunk_free(c);
-            return x.old_value - 1u;
-        }
+        value = c + 1u;
     }
-    if (atomicLoad(&heap_meta[pw]) != c + 1u) {
+    let got = vq_publish(pw, lap, value);
+    if (c != OURO_NO_CHUNK && got != value) {
         ouro_chunk_free(c);
     }
-    return OURO_NO_CHUNK;
+    if (got == 0u) {
+        return OURO_NO_CHUNK;
+    }
+    return got - 1u;
 }
 
-// The queue chunk of position pos, installing it if it is missing.
-fn vq_chunk(q: u32, pos: u32) -> u32 {
+// The queue chunk of position pos (VQ_DEAD: its lap of the slot has no storage), installing
+// it if it is missing; OURO_NO_CHUNK if the slot still serves an earlier lap after the wait.
+fn vq_chunk(q: u32, pos: u32, ahead: bool) -> u32 {
     let pw = vq_ptr_word(q, pos);
+    let lap = vq_lap(q, pos);
     let first = (pos & (OURO_QC_ITEMS - 1u)) == 0u;
     for (var round = 0u; round < VQ_PTR_WAIT; round++) {
         let p = atomicLoad(&heap_meta[pw]);
         if (p != 0u) {
-            return p - 1u;
+            if ((p >> VQ_TAG_SHIFT) == (vq_tag(lap) >> VQ_TAG_SHIFT)) {
+                return (p & VQ_CHUNK_MASK) - 1u;
+            }
+            continue; // another lap's chunk: wait for its release
         }
         if (first || round == VQ_PTR_WAIT - 1u) {
-            return vq_install(q, pw, vq_lap(q, pos));
+            return vq_install(q, pw, lap, ahead);
         }
     }
     return OURO_NO_CHUNK;
 }
 
-// Position pos of chunk c is consumed; the last one releases the chunk.
+// Position pos of chunk c (or of a dead lap) is consumed; the last one releases the slot.
 fn vq_consumed(q: u32, pos: u32, c: u32) {
     let pw = vq_ptr_word(q, pos);
     let count_mask = (1u << VQ_COUNT_BITS) - 1u;
@@ -137,40 +179,44 @@ fn vq_consumed(q: u32, pos: u32, c: u32) {
         let next = (vq_lap(q, pos) + 1u) & (0xffffffffu >> vq_lap_shift(q));
         atomicStore(&heap_meta[pw + 1u], next << VQ_COUNT_BITS);
         atomicStore(&heap_meta[pw], 0u);
-        ouro_chunk_free(c);
+        if (c != VQ_DEAD) {
+            ouro_chunk_free(c);
+        }
     }
 }
 
 fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
     var pos = first_pos;
     for (var moves = 0u; moves < OQ_MOVES; moves++) {
-        let c = vq_chunk(q, pos);
+        let c = vq_chunk(q, pos, false);
         if (c == OURO_NO_CHUNK) {
             return false;
         }
-        if ((pos & (OURO_QC_ITEMS - 1u)) == 0u) {
-            // Section 5.1: the enqueuer of a chunk's first position places the next chunk
-            // ahead of need, so the threads that reach it do not wait for its pointer.
-            vq_chunk(q, pos + OURO_QC_ITEMS);
-        }
-        let seg = vq_segment(c);
-        let w = vq_word(c, pos & (OURO_QC_ITEMS - 1u));
-        var moved = false;
-        for (var round = 0u; round < OQ_SLOT_WAIT; round++) {
-            let x = heap_atomic_cas(seg, w, OQ_EMPTY, item);
-            if (x.y == 1u) {
-                return true;
+        if (c != VQ_DEAD) {
+            if ((pos & (OURO_QC_ITEMS - 1u)) == 0u) {
+                // Section 5.1: the enqueuer of a chunk's first position places the next
+                // chunk ahead of need, so the threads that reach it do not wait for its
+                // pointer.
+                vq_chunk(q, pos + OURO_QC_ITEMS, true);
             }
-            if (x.x == OQ_SKIP) {
-                heap_atomic_store(seg, w, OQ_EMPTY);
-                vq_consumed(q, pos, c);
-                moved = true;
-                break;
+            let seg = vq_segment(c);
+            let w = vq_word(c, pos & (OURO_QC_ITEMS - 1u));
+            var skipped = false;
+            for (var round = 0u; round < OQ_SLOT_WAIT && !skipped; round++) {
+                let x = heap_atomic_cas(seg, w, OQ_EMPTY, item);
+                if (x.y == 1u) {
+                    return true;
+                }
+                skipped = x.x == OQ_SKIP;
             }
+            if (!skipped) {
+                return false;
+            }
+            heap_atomic_store(seg, w, OQ_EMPTY);
         }
-        if (!moved) {
-            return false;
-        }
+        // The position ends without an item (its dequeuer gave up, or its lap of the slot
+        // has no storage): it is ours to consume; the item goes to a fresh position.
+        vq_consumed(q, pos, c);
         pos = oq_reserve_back(q, 1u);
     }
     return false;
@@ -178,9 +224,9 @@ fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
 
 fn vq_dequeue(q: u32) -> u32 {
     let pos = atomicAdd(&heap_meta[ouro_queue_meta(q) + 2u], 1u);
-    let c = vq_chunk(q, pos);
-    if (c == OURO_NO_CHUNK) {
-        return OQ_EMPTY;
+    let c = vq_chunk(q, pos, false);
+    if (c == OURO_NO_CHUNK || c == VQ_DEAD) {
+        return OQ_EMPTY; // (a dead position is consumed by its enqueuer)
     }
     let seg = vq_segment(c);
     let w = vq_word(c, pos & (OURO_QC_ITEMS - 1u));

@@ -45,6 +45,10 @@ const QUEUE_WORDS: u64 = 12;
 const FRESH_WORD: u64 = STAT_WORDS as u64;
 const LOST_UNITS_WORD: u64 = STAT_WORDS as u64 + 1;
 const PAGE_CHUNKS_WORD: u64 = STAT_WORDS as u64 + 2;
+/// VAQ pointer words (queues/vaq.wgsl): chunk + 1 in the bits of `VQ_CHUNK_MASK` under a lap
+/// tag, `VQ_DEAD` + 1 there for a lap without storage; so a VAQ heap has fewer chunks.
+const VQ_CHUNK_MASK: u32 = 0xff_ffff;
+const VQ_DEAD: u32 = 0xff_fffe;
 /// Cap on all of Ouroboros's metadata, whatever the binding allows.
 const META_CAP_BYTES: u64 = 1 << 30;
 
@@ -135,6 +139,12 @@ impl OuroGeometry {
             return Err(Error::InvalidConfig(format!(
                 "a heap of {} bytes holds no chunk of {chunk} bytes",
                 p.bytes
+            )));
+        }
+        if p.queue_kind == QueueKind::VirtualArray && !p.chunk_based && chunks >= VQ_DEAD as u64 {
+            return Err(Error::InvalidConfig(format!(
+                "a page-based VAQ heap holds fewer than {VQ_DEAD} chunks ({chunks} of {chunk} \
+                 bytes asked for); use larger chunks"
             )));
         }
         let chunk_units = chunk / UNIT_BYTES;

@@ -10,7 +10,7 @@
 
 use serde::Serialize;
 
-use super::{OuroGeometry, QueueKind, FRESH_WORD, LOST_UNITS_WORD};
+use super::{OuroGeometry, QueueKind, FRESH_WORD, LOST_UNITS_WORD, VQ_CHUNK_MASK, VQ_DEAD};
 use crate::error::Result;
 use crate::heap::GpuHeap;
 
@@ -229,7 +229,11 @@ impl GpuHeap {
         let mut n = 0;
         for &(base, slots) in &g.vaq {
             let words = self.read_meta(base, 2 * slots)?;
-            n += words.iter().step_by(2).filter(|&&p| p != 0).count() as u32;
+            n += words
+                .iter()
+                .step_by(2)
+                .filter(|&&p| p & VQ_CHUNK_MASK != 0 && p & VQ_CHUNK_MASK != VQ_DEAD + 1)
+                .count() as u32;
         }
         Ok(n)
     }
@@ -265,10 +269,13 @@ mod tests {
         let semaphore = include_str!("../../shaders/sync/bulk_semaphore.wgsl");
         let index_queue = include_str!("../../shaders/queues/index_queue.wgsl");
         let vlq = include_str!("../../shaders/queues/vlq.wgsl");
+        let vaq = include_str!("../../shaders/queues/vaq.wgsl");
         assert_eq!(INFO_QUEUE as u64, wgsl_const(ouroboros, "OURO_INFO_QUEUE"));
         assert_eq!(BSEM_R_BITS as u64, wgsl_const(semaphore, "BSEM_R_BITS"));
         assert_eq!(OQ_FILLING, wgsl_const(index_queue, "OQ_FILLING"));
         assert_eq!(QUEUE_WORDS, wgsl_const(index_queue, "OQ_WORDS"));
         assert_eq!(VL_OLD, wgsl_const(vlq, "VL_OLD"));
+        assert_eq!(VQ_CHUNK_MASK as u64, wgsl_const(vaq, "VQ_CHUNK_MASK"));
+        assert_eq!(VQ_DEAD as u64, wgsl_const(vaq, "VQ_DEAD"));
     }
 }

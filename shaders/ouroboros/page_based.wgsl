@@ -42,7 +42,11 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
         bsem_signal(qm, 0u, 1u);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
-    let chunk = ouro_page_chunk_alloc(k);
+    // Virtualized queues: no chunk for pages the queue has no room for (cq_storage_ahead).
+    var chunk = OURO_NO_CHUNK;
+    if (!cq_virtual(k) || batch == 1u || cq_storage_ahead(k, batch - 1u)) {
+        chunk = ouro_page_chunk_alloc(k);
+    }
     if (chunk >= OURO_CHUNK_CONTENDED) {
         atomicSub(&heap_meta[qm + 4u], 1u);
         bsem_signal(qm, 0u, 1u);

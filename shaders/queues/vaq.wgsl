@@ -170,6 +170,18 @@ fn vq_chunk(q: u32, pos: u32, ahead: bool) -> u32 {
     return OURO_NO_CHUNK;
 }
 
+// Whether position pos has a queue chunk, installing one (never a dead lap) if its slot
+// serves pos's lap and has none.
+fn vq_storage(q: u32, pos: u32) -> bool {
+    let pw = vq_ptr_word(q, pos);
+    let lap = vq_lap(q, pos);
+    let p = atomicLoad(&heap_meta[pw]);
+    if (p == 0u) {
+        return vq_install(q, pw, lap, true) < VQ_DEAD;
+    }
+    return (p >> VQ_TAG_SHIFT) == (vq_tag(lap) >> VQ_TAG_SHIFT) && (p & VQ_CHUNK_MASK) != VQ_DEAD + 1u;
+}
+
 // Position pos of chunk c (or of a dead lap) is consumed; the last one releases the slot.
 fn vq_consumed(q: u32, pos: u32, c: u32) {
     let pw = vq_ptr_word(q, pos);

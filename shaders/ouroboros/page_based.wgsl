@@ -122,10 +122,13 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
                 return ouro_grant(heap_unit_of(v), ouro_page_units(k));
             }
             // Gave up on a late slot: its page moves elsewhere; give the unit back. After a
-            // few such misses, help instead of waiting on (DESIGN.md, the progress rule).
+            // few such misses, help instead of waiting on (DESIGN.md, the progress rule),
+            // unless batches are being filled: their pages are on their way, and helping
+            // then only over-produces (on virtualized queues that takes the queue chunks
+            // the pages need).
             bsem_signal(qm, 1u, 0u);
             misses += 1u;
-            if (misses >= OURO_P_HELP_MISSES && bsem_help(qm)) {
+            if (misses >= OURO_P_HELP_MISSES && !ouro_batches_filling(k) && bsem_help(qm)) {
                 let a = ouro_p_produce(k);
                 if (a.status != HEAP_OUT_OF_MEMORY || !ouro_pages_coming(k)) {
                     return a;

@@ -70,7 +70,8 @@
 // ct_insert return false; the caller (cb_enqueue) then leaves the chunk without a token and
 // its free pages out of sight until its next first free or its retirement, as the standard
 // ring does when an insertion cannot find a slot. A position that could not be written
-// keeps its queue chunk from draining (as in queues/vaq.wgsl and vlq.wgsl).
+// keeps its queue chunk from draining (as in queues/vlq.wgsl; queues/vaq.wgsl marks such
+// laps dead instead).
 //
 // Known gap (virtualized storage): a remover checks a position's queue chunk, then CASes the
 // token out; if in between every position of that chunk is removed and the chunk is freed

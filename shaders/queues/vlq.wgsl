@@ -33,7 +33,10 @@
 // Loops, all bounded: VL_ROUNDS rounds of traversal or waiting per search, OURO_QC_ITEMS
 // stores to zero a chunk, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per item, and
 // VL_ROUNDS steps of pointer moving, VL_ROUNDS steps of back's catch-up (vl_catch_up_back).
-// A search that runs out fails; the caller reports it.
+// A search that runs out fails; the caller reports it. Known gap: the failed enqueue's
+// position is never finished, so front and back can never pass its chunk and every chunk
+// linked after it stays in the queue (queues/vaq.wgsl solves the same case with dead laps;
+// a linked queue would need a chunk-less marker for a whole range of positions).
 
 const VL_ROUNDS: u32 = 1024u;
 const VL_A_ONE: u32 = 0x10000u;

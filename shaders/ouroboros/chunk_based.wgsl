@@ -57,7 +57,7 @@
 // two passes of cb_requeue; two passes of retirement and requeue per free, with at most
 // OURO_CB_SETTLE reads of a count that is in a retirement. A malloc whose walks miss OURO_CB_HELP_MISSES times, or that
 // runs out of rounds, produces a chunk itself (bsem_help); one that finds no memory while
-// other chunks of the class are being filled waits on for their pages, as in
+// the class has free pages or chunks being filled waits on for those pages, as in
 // page_based.wgsl. It fails only when its rounds are spent and a last production fails:
 // HEAP_OUT_OF_MEMORY if its class can get no more pages (ouro_class_exhausted), else
 // HEAP_CONTENTION.
@@ -324,9 +324,12 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
         // One call site of cb_produce (NIR inlines it, with a whole token insertion).
         if (produce) {
             let a = cb_produce(k);
-            // No memory for a chunk of our own, but others are filling theirs: wait on
-            // for their pages, unless the rounds are spent.
-            if (last || a.status != HEAP_OUT_OF_MEMORY || !ouro_batches_filling(k)) {
+            // No memory for a chunk of our own, but the class has free pages or others are
+            // filling chunks: wait on for those pages, unless the rounds are spent (as
+            // page_based.wgsl does; on the H200, a one-dispatch fill of a 1 MiB ouro-c-s heap
+            // returned 110 NULLs while as many pages were free, when only chunks being
+            // filled counted).
+            if (last || a.status != HEAP_OUT_OF_MEMORY || !ouro_pages_coming(k)) {
                 return a;
             }
         }

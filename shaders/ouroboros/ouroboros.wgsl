@@ -86,19 +86,22 @@ fn cq_put_at(k: u32, pos: u32, item: u32) -> bool {
     return oq_put_at(k, pos, item);
 }
 
-// Whether class k's queue has storage for n more items at its back, installing VAQ queue
-// chunks that are missing, never marking a lap dead. A page producer
-// asks before it takes a chunk, so that when the heap runs short it fails with the chunk
-// untaken, instead of taking it and losing the pages its queue cannot hold (on the H200,
-// a 16-byte fill of a P-VA heap lost 44 % of its pages that way). A snapshot: producers
-// racing past the same back can still find less. (VLQ: no such check; searching ahead
-// links chunks that then wait for their positions, and on the H200 that held more of the
-// heap than it saved.)
-fn cq_storage_ahead(k: u32, n: u32) -> bool {
-    let back = atomicLoad(&heap_meta[ouro_queue_meta(k) + 3u]);
+// Whether class k's queue can abandon reserved positions (OQ_VOID): the page VAQ.
+fn cq_abandons(k: u32) -> bool {
+#ifdef OURO_QUEUE_VA
+    return cq_virtual(k);
+#else
+    return false;
+#endif
+}
+
+// Whether reserved positions [first, first + n) of class k's queue have queue storage,
+// installing VAQ queue chunks that are missing (never marking a lap dead). Only for
+// queues that can abandon positions (cq_abandons); true for the others.
+fn cq_storage(k: u32, first: u32, n: u32) -> bool {
 #ifdef OURO_QUEUE_VA
     if (cq_virtual(k)) {
-        return vq_storage(k, back) && vq_storage(k, back + n - 1u);
+        return vq_storage(k, first) && vq_storage(k, first + n - 1u);
     }
 #endif
     return true;

@@ -34,6 +34,12 @@ const OURO_P_HELP_MISSES: u32 = 8u;
 
 // Produces a batch for class k (the semaphore told this invocation to): a chunk or run,
 // its first page for the caller, the rest into the queue.
+//
+// On a VAQ (cq_abandons) the producer reserves its queue positions first and takes a chunk
+// only if the queue has storage for all of them (cq_storage); if it takes none, it
+// abandons the positions (OQ_VOID), so the queue drains past them. Otherwise pages whose
+// positions find no queue chunk leave circulation: on the H200, with many batches produced
+// at once, a 16-byte fill of a P-VA heap lost up to 84 % of its pages that way.
 fn ouro_p_produce(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
@@ -42,31 +48,47 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
         bsem_signal(qm, 0u, 1u);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
-    // Virtualized queues: no chunk for pages the queue has no room for (cq_storage_ahead).
+    let positions_first = batch > 1u && cq_abandons(k);
+    var pos = 0u;
     var chunk = OURO_NO_CHUNK;
-    if (!cq_virtual(k) || batch == 1u || cq_storage_ahead(k, batch - 1u)) {
+    if (positions_first) {
+        pos = cq_reserve_back(k, batch - 1u);
+        if (cq_storage(k, pos, batch - 1u)) {
+            chunk = ouro_page_chunk_alloc(k);
+        }
+    } else {
         chunk = ouro_page_chunk_alloc(k);
     }
-    if (chunk >= OURO_CHUNK_CONTENDED) {
+    let got = chunk < OURO_CHUNK_CONTENDED;
+    if (got) {
+        ouro_fill_begin(k);
+        atomicStore(&heap_meta[OURO_CHUNK_INFO + chunk], k + 1u);
+        if (!positions_first && batch > 1u) {
+            pos = cq_reserve_back(k, batch - 1u);
+        }
+    }
+    let first = chunk << OURO_CHUNK_SHIFT;
+    let pu = ouro_page_units(k);
+    var added = 0u;
+    if (got || positions_first) {
+        // One loop (one inlined enqueue) for pages and for abandoned positions.
+        for (var i = 1u; i < batch; i++) {
+            var item = OQ_VOID;
+            if (got) {
+                item = heap_handle_of(first + i * pu);
+            }
+            if (cq_put_at(k, pos + i - 1u, item) && got) {
+                added += 1u;
+            }
+        }
+    }
+    if (!got) {
         atomicSub(&heap_meta[qm + 4u], 1u);
         bsem_signal(qm, 0u, 1u);
         if (chunk == OURO_CHUNK_CONTENDED) {
             return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
         }
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-    }
-    ouro_fill_begin(k);
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + chunk], k + 1u);
-    let first = chunk << OURO_CHUNK_SHIFT;
-    let pu = ouro_page_units(k);
-    var added = 0u;
-    if (batch > 1u) {
-        let pos = cq_reserve_back(k, batch - 1u);
-        for (var i = 1u; i < batch; i++) {
-            if (cq_put_at(k, pos + i - 1u, heap_handle_of(first + i * pu))) {
-                added += 1u;
-            }
-        }
     }
     if (added + 1u < batch) {
         // Pages the queue could not take (a virtualized queue found no chunk, or a standard

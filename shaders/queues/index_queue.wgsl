@@ -33,6 +33,9 @@
 
 const OQ_EMPTY: u32 = 0u;
 const OQ_SKIP: u32 = 0xffffffffu;
+// A position whose enqueuer abandoned it (VAQ only, queues/vaq.wgsl): its dequeuer consumes
+// it without an item. Page handles stay below it (src/ouroboros/mod.rs).
+const OQ_VOID: u32 = 0xfffffffeu;
 // Both bounds are generous because abandoned positions feed on themselves: a producer
 // fills its batch's positions one by one, so a dequeuer whose position lies late in a batch
 // of 512 waits long; an abandoned position sends its malloc to a fresh one further ahead,

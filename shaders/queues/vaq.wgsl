@@ -17,6 +17,10 @@
 //     moves its item to a fresh position. The consumer of the last of a lap's OURO_QC_ITEMS
 //     positions of a slot moves the slot to the next lap, clears the pointer and returns
 //     the chunk to the pool, so a chunk is released only once nobody will touch it.
+//   - A page producer may abandon reserved positions it has no pages for (item OQ_VOID,
+//     ouroboros/page_based.wgsl): the word then reads OQ_VOID, and its dequeuer clears it
+//     and consumes the position without an item; if the dequeuer gave up first (OQ_SKIP),
+//     the producer consumes it. Either way the position is consumed once.
 //   - Readers use a pointer only if its tag is their lap's: a position of a later lap never
 //     reads or writes a chunk of an earlier one still draining (it waits, bounded).
 //   - A chunk is installed only for the lap its slot serves, checked before and after the
@@ -31,19 +35,20 @@
 //     loser of the CAS returns its chunk).
 //   - No storage: an install that finds no chunk in the heap publishes VQ_DEAD for its lap
 //     (never an install ahead of need). No chunk is installed for that lap afterwards, so
-//     nobody holds storage for it; its dequeuers find nothing (their units come from items
-//     put elsewhere) and its enqueuers consume their positions and move on, so the slot
-//     completes the lap and serves the next one with a real chunk. Without this, an
-//     enqueue that failed for lack of a chunk left its position unconsumed, its slot never
-//     completed that lap, and every later enqueue there failed (on the H200, mixed traffic
-//     on a nearly full heap turned one such failure into thousands of failed frees).
+//     nobody holds storage for it; its dequeuers go on to the next position (their units
+//     stand for items put elsewhere) and its enqueuers consume their positions and move
+//     on, so the slot completes the lap and serves the next one with a real chunk.
+//     Without this, an enqueue that failed for lack of a chunk left its position
+//     unconsumed, its slot never completed that lap, and every later enqueue there failed
+//     (on the H200, mixed traffic on a nearly full heap turned one such failure into
+//     thousands of failed frees).
 //
 // Loops, all bounded: VQ_PTR_WAIT rounds for a pointer, 64 CAS attempts to publish (or
 // take back) a pointer, OURO_QC_ITEMS stores to zero a chunk, OQ_SLOT_WAIT rounds per
-// slot, OQ_MOVES positions per item. An enqueue fails when its moves are spent (its
-// positions kept landing on dead laps or abandoned slots) or when a slot still serves an
-// earlier lap after the wait: the caller reports it (a free then keeps its page out of
-// circulation and reports HEAP_OUT_OF_MEMORY).
+// slot, OQ_MOVES positions per item (enqueue) and per unit (dequeue). An enqueue fails
+// when its moves are spent (its positions kept landing on dead laps or abandoned slots) or
+// when a slot still serves an earlier lap after the wait: the caller reports it (a free
+// then keeps its page out of circulation and reports HEAP_OUT_OF_MEMORY).
 
 
 fn vq_ptr_word(q: u32, pos: u32) -> u32 {
@@ -197,6 +202,9 @@ fn vq_consumed(q: u32, pos: u32, c: u32) {
     }
 }
 
+// Puts item at reserved position first_pos, or at fresh ones if that position ends without
+// it. item = OQ_VOID abandons the position instead: true once it is marked for its
+// dequeuer or consumed.
 fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
     var pos = first_pos;
     for (var moves = 0u; moves < OQ_MOVES; moves++) {
@@ -205,7 +213,7 @@ fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
             return false;
         }
         if (c != VQ_DEAD) {
-            if ((pos & (OURO_QC_ITEMS - 1u)) == 0u) {
+            if ((pos & (OURO_QC_ITEMS - 1u)) == 0u && item != OQ_VOID) {
                 // Section 5.1: the enqueuer of a chunk's first position places the next
                 // chunk ahead of need, so the threads that reach it do not wait for its
                 // pointer.
@@ -229,36 +237,50 @@ fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
         // The position ends without an item (its dequeuer gave up, or its lap of the slot
         // has no storage): it is ours to consume; the item goes to a fresh position.
         vq_consumed(q, pos, c);
+        if (item == OQ_VOID) {
+            return true;
+        }
         pos = oq_reserve_back(q, 1u);
     }
     return false;
 }
 
+// The item at a new front position. Positions without an item (a dead lap, or abandoned:
+// OQ_VOID) carry no unit of the caller's semaphore, so the dequeuer goes on to the next
+// front position with the unit it holds (at most OQ_MOVES of them) instead of reporting a
+// miss: with abandoned batches of 511 positions, misses would make mallocs help produce
+// more batches just when the heap is short of memory.
 fn vq_dequeue(q: u32) -> u32 {
-    let pos = atomicAdd(&heap_meta[ouro_queue_meta(q) + 2u], 1u);
-    let c = vq_chunk(q, pos, false);
-    if (c == OURO_NO_CHUNK || c == VQ_DEAD) {
-        return OQ_EMPTY; // (a dead position is consumed by its enqueuer)
-    }
-    let seg = vq_segment(c);
-    let w = vq_word(c, pos & (OURO_QC_ITEMS - 1u));
-    for (var round = 0u; round < OQ_SLOT_WAIT; round++) {
-        let v = heap_atomic_load(seg, w);
-        if (v != OQ_EMPTY && v != OQ_SKIP) {
-            let item = heap_atomic_exchange(seg, w, OQ_EMPTY);
-            vq_consumed(q, pos, c);
-            return item;
+    for (var moves = 0u; moves < OQ_MOVES; moves++) {
+        let pos = atomicAdd(&heap_meta[ouro_queue_meta(q) + 2u], 1u);
+        let c = vq_chunk(q, pos, false);
+        if (c == VQ_DEAD) {
+            continue; // consumed by its enqueuer
         }
-    }
-    for (var attempt = 0u; attempt < 64u; attempt++) {
-        let x = heap_atomic_cas(seg, w, OQ_EMPTY, OQ_SKIP);
-        if (x.y == 1u) {
-            return OQ_EMPTY; // the enqueuer consumes the position when it finds OQ_SKIP
+        if (c == OURO_NO_CHUNK) {
+            return OQ_EMPTY;
         }
-        if (x.x != OQ_EMPTY && x.x != OQ_SKIP) {
-            let item = heap_atomic_exchange(seg, w, OQ_EMPTY);
-            vq_consumed(q, pos, c);
-            return item;
+        let seg = vq_segment(c);
+        let w = vq_word(c, pos & (OURO_QC_ITEMS - 1u));
+        var v = OQ_EMPTY;
+        for (var round = 0u; round < OQ_SLOT_WAIT && (v == OQ_EMPTY || v == OQ_SKIP); round++) {
+            v = heap_atomic_load(seg, w);
+        }
+        for (var attempt = 0u; attempt < 64u && (v == OQ_EMPTY || v == OQ_SKIP); attempt++) {
+            let x = heap_atomic_cas(seg, w, OQ_EMPTY, OQ_SKIP);
+            if (x.y == 1u) {
+                return OQ_EMPTY; // the enqueuer consumes the position when it finds OQ_SKIP
+            }
+            v = x.x;
+        }
+        if (v == OQ_EMPTY || v == OQ_SKIP) {
+            return OQ_EMPTY;
+        }
+        // An item, or OQ_VOID (the enqueuer abandoned the position): ours to consume.
+        heap_atomic_store(seg, w, OQ_EMPTY);
+        vq_consumed(q, pos, c);
+        if (v != OQ_VOID) {
+            return v;
         }
     }
     return OQ_EMPTY;

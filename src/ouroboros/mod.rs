@@ -49,6 +49,8 @@ const PAGE_CHUNKS_WORD: u64 = STAT_WORDS as u64 + 2;
 /// tag, `VQ_DEAD` + 1 there for a lap without storage; so a VAQ heap has fewer chunks.
 const VQ_CHUNK_MASK: u32 = 0xff_ffff;
 const VQ_DEAD: u32 = 0xff_fffe;
+/// `OQ_VOID` (queues/index_queue.wgsl): a VAQ position its enqueuer abandoned.
+const OQ_VOID: u32 = 0xffff_fffe;
 /// Cap on all of Ouroboros's metadata, whatever the binding allows.
 const META_CAP_BYTES: u64 = 1 << 30;
 
@@ -141,11 +143,23 @@ impl OuroGeometry {
                 p.bytes
             )));
         }
-        if p.queue_kind == QueueKind::VirtualArray && !p.chunk_based && chunks >= VQ_DEAD as u64 {
-            return Err(Error::InvalidConfig(format!(
-                "a page-based VAQ heap holds fewer than {VQ_DEAD} chunks ({chunks} of {chunk} \
-                 bytes asked for); use larger chunks"
-            )));
+        if p.queue_kind == QueueKind::VirtualArray && !p.chunk_based {
+            if chunks >= VQ_DEAD as u64 {
+                return Err(Error::InvalidConfig(format!(
+                    "a page-based VAQ heap holds fewer than {VQ_DEAD} chunks ({chunks} of \
+                     {chunk} bytes asked for); use larger chunks"
+                )));
+            }
+            // Page handles (unit + 1) stay below the queue's abandoned-position marker.
+            if p.bytes / UNIT_BYTES >= OQ_VOID as u64 {
+                return Err(Error::TooLarge {
+                    requested: p.bytes,
+                    reason: format!(
+                        "a page-based VAQ heap holds fewer than {OQ_VOID} units of \
+                         {UNIT_BYTES} bytes"
+                    ),
+                });
+            }
         }
         let chunk_units = chunk / UNIT_BYTES;
         let min_page_units = p.min_page_size as u64 / UNIT_BYTES;

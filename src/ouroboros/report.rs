@@ -277,5 +277,9 @@ mod tests {
         assert_eq!(VL_OLD, wgsl_const(vlq, "VL_OLD"));
         assert_eq!(VQ_CHUNK_MASK as u64, wgsl_const(vaq, "VQ_CHUNK_MASK"));
         assert_eq!(VQ_DEAD as u64, wgsl_const(vaq, "VQ_DEAD"));
+        assert_eq!(
+            crate::ouroboros::OQ_VOID as u64,
+            wgsl_const(index_queue, "OQ_VOID")
+        );
     }
 }

@@ -84,22 +84,31 @@ fn vq_tag(lap: u32) -> u32 {
     return (lap & 0xffu) << VQ_TAG_SHIFT;
 }
 
+// What pointer word value p holds for lap `lap`: its chunk, VQ_DEAD, or OURO_NO_CHUNK if
+// it is empty or another lap's.
+fn vq_target(p: u32, lap: u32) -> u32 {
+    if (p == 0u || (p & ~VQ_CHUNK_MASK) != vq_tag(lap)) {
+        return OURO_NO_CHUNK;
+    }
+    return (p & VQ_CHUNK_MASK) - 1u;
+}
+
 // Whether pointer slot pw still serves lap `lap` (the previous one is released, this one not).
 fn vq_serves(pw: u32, lap: u32) -> bool {
     return (atomicLoad(&heap_meta[pw + 1u]) >> VQ_COUNT_BITS) == lap;
 }
 
-// Publishes `value` (tagged with `lap`) at pointer word pw, if the word is empty and the
-// slot serves that lap. Returns what the word then holds for this lap: `value`, what
-// someone else of this lap published first, or 0 (not published: another lap's pointer
-// is there, or the lap was released meanwhile; an install taken back).
-fn vq_publish(pw: u32, lap: u32, value: u32) -> u32 {
-    let tagged = vq_tag(lap) | value;
+// Publishes `chunk` (or VQ_DEAD) for lap `lap` at pointer word pw, if the word is empty
+// and the slot serves that lap. Returns what the word then holds for this lap: `chunk`,
+// what someone else of this lap published first, or OURO_NO_CHUNK (not published: another
+// lap's pointer is there, or the lap was released meanwhile; an install taken back).
+fn vq_publish(pw: u32, lap: u32, chunk: u32) -> u32 {
+    let tagged = vq_tag(lap) | (chunk + 1u);
     for (var attempt = 0u; attempt < 64u; attempt++) {
         let x = atomicCompareExchangeWeak(&heap_meta[pw], 0u, tagged);
         if (x.exchanged) {
             if (vq_serves(pw, lap)) {
-                return value;
+                return chunk;
             }
             // The lap was released between the check and the install: nobody of this lap
             // needs it, and the next lap is a whole array away. Take it back.
@@ -108,16 +117,13 @@ fn vq_publish(pw: u32, lap: u32, value: u32) -> u32 {
                     break;
                 }
             }
-            return 0u;
+            return OURO_NO_CHUNK;
         }
         if (x.old_value != 0u) {
-            if ((x.old_value >> VQ_TAG_SHIFT) == (tagged >> VQ_TAG_SHIFT)) {
-                return x.old_value & VQ_CHUNK_MASK;
-            }
-            return 0u;
+            return vq_target(x.old_value, lap);
         }
     }
-    return 0u;
+    return OURO_NO_CHUNK;
 }
 
 // A fresh, zeroed queue chunk published at pointer word pw for lap `lap`; or what someone
@@ -134,7 +140,7 @@ fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
     if (c == OURO_NO_CHUNK && ahead) {
         return OURO_NO_CHUNK;
     }
-    var value = VQ_DEAD + 1u;
+    var chunk = VQ_DEAD;
     if (c != OURO_NO_CHUNK) {
         atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
         let seg = vq_segment(c);
@@ -142,16 +148,13 @@ fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
         for (var i = 0u; i < OURO_QC_ITEMS; i++) {
             heap_atomic_store(seg, base + i, OQ_EMPTY);
         }
-        value = c + 1u;
+        chunk = c;
     }
-    let got = vq_publish(pw, lap, value);
-    if (c != OURO_NO_CHUNK && got != value) {
+    let got = vq_publish(pw, lap, chunk);
+    if (c != OURO_NO_CHUNK && got != c) {
         ouro_chunk_free(c);
     }
-    if (got == 0u) {
-        return OURO_NO_CHUNK;
-    }
-    return got - 1u;
+    return got;
 }
 
 // The queue chunk of position pos (VQ_DEAD: its lap of the slot has no storage), installing
@@ -163,8 +166,9 @@ fn vq_chunk(q: u32, pos: u32, ahead: bool) -> u32 {
     for (var round = 0u; round < VQ_PTR_WAIT; round++) {
         let p = atomicLoad(&heap_meta[pw]);
         if (p != 0u) {
-            if ((p >> VQ_TAG_SHIFT) == (vq_tag(lap) >> VQ_TAG_SHIFT)) {
-                return (p & VQ_CHUNK_MASK) - 1u;
+            let c = vq_target(p, lap);
+            if (c != OURO_NO_CHUNK) {
+                return c;
             }
             continue; // another lap's chunk: wait for its release
         }
@@ -184,7 +188,7 @@ fn vq_storage(q: u32, pos: u32) -> bool {
     if (p == 0u) {
         return vq_install(q, pw, lap, true) < VQ_DEAD;
     }
-    return (p >> VQ_TAG_SHIFT) == (vq_tag(lap) >> VQ_TAG_SHIFT) && (p & VQ_CHUNK_MASK) != VQ_DEAD + 1u;
+    return vq_target(p, lap) < VQ_DEAD;
 }
 
 // Position pos of chunk c (or of a dead lap) is consumed; the last one releases the slot.

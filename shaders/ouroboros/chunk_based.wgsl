@@ -55,7 +55,8 @@
 // the ring (virtualized: at most OURO_CB_SPAN positions); OURO_CB_WORDS words of bitmask
 // with 32 claim attempts each; one insertion per placement (its bounds: chunk_tokens.wgsl);
 // two passes of cb_requeue; two passes of retirement and requeue per free, with at most
-// OURO_CB_SETTLE reads of a count that is in a retirement. A malloc whose walks miss OURO_CB_HELP_MISSES times, or that
+// OURO_CB_SETTLE reads of a count that is in a retirement and OURO_CB_SETTLE takes of a
+// retiring chunk's units. A malloc whose walks miss OURO_CB_HELP_MISSES times, or that
 // runs out of rounds, produces a chunk itself (bsem_help); one that finds no memory while
 // the class has free pages or chunks being filled waits on for those pages, as in
 // page_based.wgsl. It fails only when its rounds are spent and a last production fails:
@@ -348,10 +349,23 @@ const CB_UNDONE: u32 = 2u; // c's token was still being placed: undone, c stays
 // Every page of c is free: take them out of the semaphore, retire the chunk, remove its
 // token and return it to the pool (Algorithm 4, line 30). A step that fails undoes the ones
 // before.
+//
+// The semaphore may lack the chunk's units for a moment: the other frees of c add to c's
+// count before they signal, and concurrent retirements' takes dip the count while they
+// check it. So a take that fails is retried (OURO_CB_SETTLE times) while every page of c
+// is still free. (On the H200, freeing a 1 MiB heap of 16-byte blocks in one dispatch
+// left 25 of 128 chunks, all free, with their class when one take decided.)
 fn cb_retire(k: u32, c: u32) -> u32 {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
-    if (!bsem_try_take(qm, batch)) {
+    var taken = false;
+    for (var round = 0u; round < OURO_CB_SETTLE && !taken; round++) {
+        if (bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) != i32(batch)) {
+            return CB_KEPT;
+        }
+        taken = bsem_try_take(qm, batch);
+    }
+    if (!taken) {
         return CB_KEPT;
     }
     let x = atomicCompareExchangeWeak(&heap_meta[OURO_CB_COUNT + c], batch, bitcast<u32>(OURO_CB_RETIRED));

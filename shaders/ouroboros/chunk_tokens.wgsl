@@ -298,7 +298,7 @@ fn ct_lookup(k: u32, pos: u32) -> u32 {
             }
             return OURO_NO_CHUNK; // a recycled chunk on the way: look again later
         }
-        let n = atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
+        let n = vl_next(c);
         if (n == 0u) {
             return OURO_NO_CHUNK;
         }

@@ -8,7 +8,7 @@
 // State: the queue descriptor (queues/index_queue.wgsl: [2] front, [3] back) and, per
 // pointer slot, two words at ouro_vaq_base(q) + 2 s: the pointer, tag << 24 | (chunk + 1)
 // (0: none; tag: the low 8 bits of the lap it serves; chunk + 1 = VQ_DEAD + 1: that lap of
-// the slot has no storage), and lap << VQ_COUNT_BITS | consumed: the lap the slot serves
+// the slot has no storage; VQ_BUSY + 1: its storage is being installed), and lap << VQ_COUNT_BITS | consumed: the lap the slot serves
 // (pos / positions per lap) and how many of its positions that lap has consumed.
 //
 // Invariants
@@ -24,15 +24,18 @@
 //   - Readers use a pointer only if its tag is their lap's: a position of a later lap never
 //     reads or writes a chunk of an earlier one still draining (it waits, bounded).
 //   - A chunk is installed only for the lap its slot serves, checked before and after the
-//     install: an install for a lap already released (an enqueuer placing the next chunk
-//     ahead of need after others filled and drained it) would leave a chunk that no
-//     position will ever consume, lost to the heap; such an install is undone.
+//     installer claims the word: an install for a lap already released (an enqueuer placing
+//     the next chunk ahead of need after others filled and drained it) would leave a chunk
+//     that no position will ever consume, lost to the heap; such a claim is dropped.
 //   - The pointer array spans at least twice the items the queue can hold
 //     (src/ouroboros.rs), so the next lap never reaches a chunk still in use.
-//   - A queue chunk is zeroed (all OQ_EMPTY) before its pointer is published. The enqueuer
-//     of a chunk's first position installs it at once, and the next one ahead of need;
-//     others wait VQ_PTR_WAIT rounds for the pointer, then install one themselves (the
-//     loser of the CAS returns its chunk).
+//   - A queue chunk is zeroed (all OQ_EMPTY) before its pointer is published. One
+//     invocation installs the storage of a slot's lap: the one whose CAS claims the empty
+//     word (VQ_BUSY), and only it takes a chunk. The enqueuer of a chunk's first position
+//     claims at once, and the next one ahead of need; others wait VQ_PTR_WAIT rounds for
+//     the pointer before they try to claim, and wait on while the word is claimed. An
+//     installer finishes in bounded steps: it publishes the chunk, VQ_DEAD, or (ahead of
+//     need, or for a lap released meanwhile) 0 again.
 //   - No storage: an install that finds no chunk in the heap publishes VQ_DEAD for its lap
 //     (never an install ahead of need). No chunk is installed for that lap afterwards, so
 //     nobody holds storage for it; its dequeuers go on to the next position (their units
@@ -43,12 +46,13 @@
 //     (on the H200, mixed traffic on a nearly full heap turned one such failure into
 //     thousands of failed frees).
 //
-// Loops, all bounded: VQ_PTR_WAIT rounds for a pointer, 64 CAS attempts to publish (or
-// take back) a pointer, OURO_QC_ITEMS stores to zero a chunk, OQ_SLOT_WAIT rounds per
-// slot, OQ_MOVES positions per item (enqueue) and per unit (dequeue). An enqueue fails
-// when its moves are spent (its positions kept landing on dead laps or abandoned slots) or
-// when a slot still serves an earlier lap after the wait: the caller reports it (a free
-// then keeps its page out of circulation and reports HEAP_OUT_OF_MEMORY).
+// Loops, all bounded: VQ_WAIT rounds for a pointer (of which VQ_PTR_WAIT before a waiter
+// claims an empty word itself), 64 CAS attempts to claim a pointer word, OURO_QC_ITEMS
+// stores to zero a chunk, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per item
+// (enqueue) and per unit (dequeue). An enqueue fails when its moves are spent (its
+// positions kept landing on dead laps or abandoned slots) or when a slot still serves an
+// earlier lap, or its pointer is still being installed, after the wait: the caller reports
+// it (a free then keeps its page out of circulation and reports HEAP_OUT_OF_MEMORY).
 
 
 fn vq_ptr_word(q: u32, pos: u32) -> u32 {
@@ -70,6 +74,12 @@ const VQ_COUNT_BITS: u32 = OURO_QC_SHIFT + 1u;
 const VQ_TAG_SHIFT: u32 = 24u;
 const VQ_CHUNK_MASK: u32 = 0xffffffu;
 const VQ_DEAD: u32 = 0xfffffeu;
+// chunk + 1 = VQ_BUSY + 1: the storage of that lap is being installed (vq_install).
+const VQ_BUSY: u32 = 0xfffffdu;
+// Rounds a position waits for its pointer while an earlier lap's chunk is still there or
+// its own is being installed (an installer zeroes OURO_QC_ITEMS words first). Waiters that
+// find the word empty install themselves after VQ_PTR_WAIT rounds.
+const VQ_WAIT: u32 = 16384u;
 
 fn vq_lap_shift(q: u32) -> u32 {
     return OURO_QC_SHIFT + countOneBits(ouro_vaq_mask(q));
@@ -98,97 +108,107 @@ fn vq_serves(pw: u32, lap: u32) -> bool {
     return (atomicLoad(&heap_meta[pw + 1u]) >> VQ_COUNT_BITS) == lap;
 }
 
-// Publishes `chunk` (or VQ_DEAD) for lap `lap` at pointer word pw, if the word is empty
-// and the slot serves that lap. Returns what the word then holds for this lap: `chunk`,
-// what someone else of this lap published first, or OURO_NO_CHUNK (not published: another
-// lap's pointer is there, or the lap was released meanwhile; an install taken back).
-fn vq_publish(pw: u32, lap: u32, chunk: u32) -> u32 {
-    let tagged = vq_tag(lap) | (chunk + 1u);
-    for (var attempt = 0u; attempt < 64u; attempt++) {
-        let x = atomicCompareExchangeWeak(&heap_meta[pw], 0u, tagged);
-        if (x.exchanged) {
-            if (vq_serves(pw, lap)) {
-                return chunk;
-            }
-            // The lap was released between the check and the install: nobody of this lap
-            // needs it, and the next lap is a whole array away. Take it back.
-            for (var undo = 0u; undo < 64u; undo++) {
-                if (atomicCompareExchangeWeak(&heap_meta[pw], tagged, 0u).exchanged) {
-                    break;
-                }
-            }
-            return OURO_NO_CHUNK;
-        }
-        if (x.old_value != 0u) {
-            return vq_target(x.old_value, lap);
-        }
-    }
-    return OURO_NO_CHUNK;
-}
-
-// A fresh, zeroed queue chunk published at pointer word pw for lap `lap`; or what someone
-// else published first for it; OURO_NO_CHUNK if the lap is over or not yet begun here. If
-// the heap has no chunk: VQ_DEAD, published (this lap of the slot then has no storage: its
-// positions are consumed by their enqueuers, which move on, instead of staying unfinished
-// forever), or OURO_NO_CHUNK for an install `ahead` of need, which must not take a lap's
-// storage away before anyone needs it.
+// Installs storage for lap `lap` at pointer word pw, if the word is empty and the slot
+// serves that lap: claims the word (VQ_BUSY), then takes a chunk, zeroes it and publishes
+// it. Returns what the word holds for this lap: the chunk, VQ_DEAD, VQ_BUSY (another
+// invocation is installing it: wait), or OURO_NO_CHUNK (another lap's pointer is there, the
+// lap is over or not yet begun here, or an install `ahead` of need found no chunk: it must
+// not take a lap's storage away before anyone needs it). If the heap has no chunk, an
+// install for a position that needs it publishes VQ_DEAD (this lap of the slot then has no
+// storage: its positions are consumed by their enqueuers, which move on, instead of
+// staying unfinished forever).
+//
+// One installer per slot and lap: before the claim, every waiter that ran out of patience
+// took a chunk of its own and all but one gave theirs back. On the H200 the waiters of one
+// queue chunk number in the thousands while its installer zeroes 2048 words, and their
+// chunks emptied the pool for a moment: mixed traffic on P-VA reported dozens of mallocs
+// out of memory with more than 4000 chunks pooled.
 fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
     if (!vq_serves(pw, lap)) {
         return OURO_NO_CHUNK;
     }
-    let c = ouro_chunk_alloc();
-    if (c == OURO_NO_CHUNK && ahead) {
+    let busy = vq_tag(lap) | (VQ_BUSY + 1u);
+    var claimed = false;
+    for (var attempt = 0u; attempt < 64u && !claimed; attempt++) {
+        let x = atomicCompareExchangeWeak(&heap_meta[pw], 0u, busy);
+        if (!x.exchanged && x.old_value != 0u) {
+            return vq_target(x.old_value, lap);
+        }
+        claimed = x.exchanged;
+    }
+    if (!claimed) {
         return OURO_NO_CHUNK;
     }
-    var chunk = VQ_DEAD;
-    if (c != OURO_NO_CHUNK) {
-        atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
-        let seg = vq_segment(c);
-        let base = vq_word(c, 0u);
-        for (var i = 0u; i < OURO_QC_ITEMS; i++) {
-            heap_atomic_store(seg, base + i, OQ_EMPTY);
+    // The word is ours until we store to it. Recheck the lap: it may have been released
+    // between the check and the claim (an install ahead of need after others filled and
+    // drained it); then nobody of this lap needs storage, and the next lap is a whole array
+    // away.
+    if (!vq_serves(pw, lap)) {
+        atomicStore(&heap_meta[pw], 0u);
+        return OURO_NO_CHUNK;
+    }
+    let c = ouro_chunk_alloc();
+    if (c == OURO_NO_CHUNK) {
+        if (ahead) {
+            atomicStore(&heap_meta[pw], 0u);
+            return OURO_NO_CHUNK;
         }
-        chunk = c;
+        atomicStore(&heap_meta[pw], vq_tag(lap) | (VQ_DEAD + 1u));
+        return VQ_DEAD;
     }
-    let got = vq_publish(pw, lap, chunk);
-    if (c != OURO_NO_CHUNK && got != c) {
-        ouro_chunk_free(c);
+    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
+    let seg = vq_segment(c);
+    let base = vq_word(c, 0u);
+    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
+        heap_atomic_store(seg, base + i, OQ_EMPTY);
     }
-    return got;
+    atomicStore(&heap_meta[pw], vq_tag(lap) | (c + 1u));
+    return c;
 }
 
 // The queue chunk of position pos (VQ_DEAD: its lap of the slot has no storage), installing
-// it if it is missing; OURO_NO_CHUNK if the slot still serves an earlier lap after the wait.
+// it if it is missing; OURO_NO_CHUNK if the slot still serves an earlier lap, or the
+// pointer is still being installed, after the wait.
 fn vq_chunk(q: u32, pos: u32, ahead: bool) -> u32 {
     let pw = vq_ptr_word(q, pos);
     let lap = vq_lap(q, pos);
     let first = (pos & (OURO_QC_ITEMS - 1u)) == 0u;
-    for (var round = 0u; round < VQ_PTR_WAIT; round++) {
+    for (var round = 0u; round < VQ_WAIT; round++) {
         let p = atomicLoad(&heap_meta[pw]);
+        var c = OURO_NO_CHUNK;
         if (p != 0u) {
-            let c = vq_target(p, lap);
-            if (c != OURO_NO_CHUNK) {
+            c = vq_target(p, lap); // another lap's chunk (wait for its release) or ours
+        } else if (first || round >= VQ_PTR_WAIT - 1u) {
+            c = vq_install(q, pw, lap, ahead);
+            if (c == OURO_NO_CHUNK) {
                 return c;
             }
-            continue; // another lap's chunk: wait for its release
         }
-        if (first || round == VQ_PTR_WAIT - 1u) {
-            return vq_install(q, pw, lap, ahead);
+        if (c != OURO_NO_CHUNK && c != VQ_BUSY) {
+            return c;
         }
     }
     return OURO_NO_CHUNK;
 }
 
 // Whether position pos has a queue chunk, installing one (never a dead lap) if its slot
-// serves pos's lap and has none.
+// serves pos's lap and has none, or waiting for one being installed.
 fn vq_storage(q: u32, pos: u32) -> bool {
     let pw = vq_ptr_word(q, pos);
     let lap = vq_lap(q, pos);
-    let p = atomicLoad(&heap_meta[pw]);
-    if (p == 0u) {
-        return vq_install(q, pw, lap, true) < VQ_DEAD;
+    for (var round = 0u; round < VQ_WAIT; round++) {
+        let p = atomicLoad(&heap_meta[pw]);
+        var c = OURO_NO_CHUNK;
+        if (p == 0u) {
+            c = vq_install(q, pw, lap, true);
+        } else {
+            c = vq_target(p, lap);
+        }
+        if (c != VQ_BUSY) {
+            return c < VQ_DEAD;
+        }
     }
-    return vq_target(p, lap) < VQ_DEAD;
+    return false;
 }
 
 // Position pos of chunk c (or of a dead lap) is consumed; the last one releases the slot.

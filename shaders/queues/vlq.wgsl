@@ -25,14 +25,19 @@
 //     enqueue) or old (vl_find).
 //   - Chunks are linked in position order: a chunk's successor starts OURO_QC_ITEMS later.
 //     The first enqueuer of a chunk's first position links it; others wait VQ_PTR_WAIT
-//     rounds for the link and then link one themselves (the CAS loser returns its chunk).
+//     rounds for the link and then try to link it themselves. One linker per chunk: the
+//     invocation whose CAS claims the empty link word (VL_LINKING) takes and zeroes the
+//     successor and publishes it, or clears the claim if the heap has none; everyone else
+//     waits for the word (vl_await_next).
 //   - old stays OURO_VL_TRAIL chunks behind front; only the chunk it leaves is freed.
 //   - Abandoned positions (a dequeuer that waited out its slot) are marked OQ_SKIP and
 //     finished by their enqueuer, as in the standard queue.
 //
 // Loops, all bounded: VL_ROUNDS rounds of traversal or waiting per search, OURO_QC_ITEMS
-// stores to zero a chunk, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per item, and
-// VL_ROUNDS steps of pointer moving, VL_ROUNDS steps of back's catch-up (vl_catch_up_back).
+// stores to zero a chunk, 64 CAS attempts to claim a link word and VL_LINK_WAIT rounds
+// of waiting for a link being made, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per
+// item, and VL_ROUNDS steps of pointer moving, VL_ROUNDS steps of back's catch-up
+// (vl_catch_up_back).
 // A search that runs out fails; the caller reports it. Known gap: the failed enqueue's
 // position is never finished, so front and back can never pass its chunk and every chunk
 // linked after it stays in the queue (queues/vaq.wgsl solves the same case with dead laps;
@@ -114,22 +119,63 @@ fn vl_pointer_chunk(q: u32, which: u32) -> u32 {
     return atomicLoad(&heap_meta[d + which]) - 1u;
 }
 
-// Links a successor to chunk c (which starts at s) if it has none; returns next + 1, or 0
-// if the heap has no chunk for it.
-fn vl_link_next(q: u32, c: u32, s: u32) -> u32 {
+// OURO_QC_NEXT + c while one invocation links c's successor (vl_link_next).
+const VL_LINKING: u32 = 0xffffffffu;
+// Rounds vl_await_next waits for a successor being linked (its linker zeroes a chunk).
+const VL_LINK_WAIT: u32 = 16384u;
+
+// The successor of chunk c + 1; 0 if it has none yet (or it is being linked).
+fn vl_next(c: u32) -> u32 {
     let n = atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
-    if (n != 0u) {
-        return n;
+    return select(n, 0u, n == VL_LINKING);
+}
+
+// Links a successor to chunk c (which starts at s) if it has none: returns next + 1, 0 if
+// the heap has no chunk for it, or VL_LINKING if another invocation is linking it.
+//
+// One linker per chunk: it claims the link word (VL_LINKING), and only it takes a chunk.
+// Before the claim every searcher that waited out its patience took and zeroed a chunk
+// of its own, and all but one gave theirs back; with thousands of searchers on the H200,
+// those chunks emptied the pool for a moment, links failed for want of memory, and the
+// positions of a failed enqueue stayed unfinished for good (the known gap in the header).
+fn vl_link_next(q: u32, c: u32, s: u32) -> u32 {
+    let word = OURO_QC_NEXT + c;
+    for (var attempt = 0u; attempt < 64u; attempt++) {
+        let x = atomicCompareExchangeWeak(&heap_meta[word], 0u, VL_LINKING);
+        if (x.exchanged) {
+            let nc = vl_new_chunk(q, s + OURO_QC_ITEMS);
+            if (nc == OURO_NO_CHUNK) {
+                atomicStore(&heap_meta[word], 0u);
+                return 0u;
+            }
+            atomicStore(&heap_meta[word], nc + 1u);
+            return nc + 1u;
+        }
+        if (x.old_value != 0u) {
+            return x.old_value;
+        }
     }
-    let nc = vl_new_chunk(q, s + OURO_QC_ITEMS);
-    if (nc == OURO_NO_CHUNK) {
-        return atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
+    return VL_LINKING; // only spurious CAS failures: as good as a link in progress
+}
+
+// c's successor + 1, linking it if it is missing and waiting (VL_LINK_WAIT rounds) while
+// another invocation links it; 0 if the heap has no chunk for it or the wait runs out.
+fn vl_await_next(q: u32, c: u32, s: u32) -> u32 {
+    for (var round = 0u; round < VL_LINK_WAIT; round++) {
+        // Waiters read; only an empty word is worth a CAS.
+        let raw = atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
+        if (raw == VL_LINKING) {
+            continue;
+        }
+        if (raw != 0u) {
+            return raw;
+        }
+        let n = vl_link_next(q, c, s);
+        if (n != VL_LINKING) {
+            return n;
+        }
     }
-    let won = vl_publish(OURO_QC_NEXT + c, nc);
-    if (won != nc + 1u) {
-        ouro_chunk_free(nc);
-    }
-    return won;
+    return 0u;
 }
 
 // The chunk that holds position pos, searched from the front (dequeue) or back (enqueue)
@@ -178,13 +224,13 @@ fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
             c = OURO_NO_CHUNK;
             continue;
         }
-        var n = atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
+        var n = vl_next(c);
         if (n == 0u) {
             // No successor yet: the enqueuer of its first position links it; others wait,
             // then link one themselves.
             waited += 1u;
             if (pos == s + OURO_QC_ITEMS || waited >= VQ_PTR_WAIT) {
-                n = vl_link_next(q, c, s);
+                n = vl_await_next(q, c, s);
                 if (n == 0u) {
                     return OURO_NO_CHUNK;
                 }
@@ -215,7 +261,7 @@ fn vl_advance(q: u32, c0: u32, back: bool) {
     for (var step = 0u; step < VL_ROUNDS; step++) {
         // A finished chunk needs its successor before the pointer can move on: link it if
         // nobody has yet (usually the first enqueuer of the chunk did, see vl_put_at).
-        let n = vl_link_next(q, c, atomicLoad(&heap_meta[OURO_QC_START + c]));
+        let n = vl_await_next(q, c, atomicLoad(&heap_meta[OURO_QC_START + c]));
         if (n == 0u) {
             return;
         }
@@ -234,7 +280,7 @@ fn vl_advance(q: u32, c0: u32, back: bool) {
                 let o = atomicLoad(&heap_meta[d + VL_OLD]);
                 var on = 0u;
                 if (o != 0u) {
-                    on = atomicLoad(&heap_meta[OURO_QC_NEXT + o - 1u]);
+                    on = vl_next(o - 1u);
                 }
                 if (on != 0u) {
                     let y = atomicCompareExchangeWeak(&heap_meta[d + VL_OLD], o, on);
@@ -308,7 +354,7 @@ fn vl_catch_up_back(q: u32) {
         if (!behind && !filled) {
             return;
         }
-        let n = atomicLoad(&heap_meta[OURO_QC_NEXT + b - 1u]);
+        let n = vl_next(b - 1u);
         if (n == 0u) {
             return;
         }

@@ -46,9 +46,11 @@ const FRESH_WORD: u64 = STAT_WORDS as u64;
 const LOST_UNITS_WORD: u64 = STAT_WORDS as u64 + 1;
 const PAGE_CHUNKS_WORD: u64 = STAT_WORDS as u64 + 2;
 /// VAQ pointer words (queues/vaq.wgsl): chunk + 1 in the bits of `VQ_CHUNK_MASK` under a lap
-/// tag, `VQ_DEAD` + 1 there for a lap without storage; so a VAQ heap has fewer chunks.
+/// tag, `VQ_DEAD` + 1 there for a lap without storage and `VQ_BUSY` + 1 for one whose
+/// storage is being installed; so a VAQ heap has fewer than `VQ_BUSY` chunks.
 const VQ_CHUNK_MASK: u32 = 0xff_ffff;
 const VQ_DEAD: u32 = 0xff_fffe;
+const VQ_BUSY: u32 = 0xff_fffd;
 /// `OQ_VOID` (queues/index_queue.wgsl): a VAQ position its enqueuer abandoned.
 const OQ_VOID: u32 = 0xffff_fffe;
 /// Cap on all of Ouroboros's metadata, whatever the binding allows.
@@ -144,9 +146,9 @@ impl OuroGeometry {
             )));
         }
         if p.queue_kind == QueueKind::VirtualArray && !p.chunk_based {
-            if chunks >= VQ_DEAD as u64 {
+            if chunks >= VQ_BUSY as u64 {
                 return Err(Error::InvalidConfig(format!(
-                    "a page-based VAQ heap holds fewer than {VQ_DEAD} chunks ({chunks} of \
+                    "a page-based VAQ heap holds fewer than {VQ_BUSY} chunks ({chunks} of \
                      {chunk} bytes asked for); use larger chunks"
                 )));
             }

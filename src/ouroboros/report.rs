@@ -10,7 +10,9 @@
 
 use serde::Serialize;
 
-use super::{OuroGeometry, QueueKind, FRESH_WORD, LOST_UNITS_WORD, VQ_CHUNK_MASK, VQ_DEAD};
+use super::{
+    OuroGeometry, QueueKind, FRESH_WORD, LOST_UNITS_WORD, VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
+};
 use crate::error::Result;
 use crate::heap::GpuHeap;
 
@@ -224,7 +226,8 @@ impl GpuHeap {
         }))
     }
 
-    /// Queue chunks that the VAQ pointer arrays name.
+    /// Queue chunks that the VAQ pointer arrays name (not dead laps, nor installs that a
+    /// dispatch left unfinished, which the bounded installer never does).
     fn vaq_chunks(&self, g: &OuroGeometry) -> Result<u32> {
         let mut n = 0;
         for &(base, slots) in &g.vaq {
@@ -232,7 +235,8 @@ impl GpuHeap {
             n += words
                 .iter()
                 .step_by(2)
-                .filter(|&&p| p & VQ_CHUNK_MASK != 0 && p & VQ_CHUNK_MASK != VQ_DEAD + 1)
+                .map(|&p| p & VQ_CHUNK_MASK)
+                .filter(|&c| c != 0 && c != VQ_DEAD + 1 && c != VQ_BUSY + 1)
                 .count() as u32;
         }
         Ok(n)
@@ -277,6 +281,7 @@ mod tests {
         assert_eq!(VL_OLD, wgsl_const(vlq, "VL_OLD"));
         assert_eq!(VQ_CHUNK_MASK as u64, wgsl_const(vaq, "VQ_CHUNK_MASK"));
         assert_eq!(VQ_DEAD as u64, wgsl_const(vaq, "VQ_DEAD"));
+        assert_eq!(VQ_BUSY as u64, wgsl_const(vaq, "VQ_BUSY"));
         assert_eq!(
             crate::ouroboros::OQ_VOID as u64,
             wgsl_const(index_queue, "OQ_VOID")

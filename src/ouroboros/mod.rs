@@ -354,14 +354,10 @@ impl OuroGeometry {
             let per_chunk = self.chunk_units as u64 / self.page_units(k);
             match self.queue_kind {
                 // A lower bound: live queue chunks hold one or two chunks, and producers
-                // leave the queue reserve free.
-                QueueKind::VirtualArray => {
+                // leave the queue reserve free (with linked chunks, it covers the drained
+                // ones that trail front).
+                QueueKind::VirtualArray | QueueKind::VirtualLinked => {
                     return chunks.saturating_sub(2 + self.queue_reserve()) * per_chunk
-                }
-                // And drained ones trail front by up to vl_trail chunks.
-                QueueKind::VirtualLinked => {
-                    return chunks.saturating_sub(2 + self.queue_reserve() + self.vl_trail())
-                        * per_chunk
                 }
                 QueueKind::Standard => {}
             }
@@ -379,12 +375,19 @@ impl OuroGeometry {
     }
 
     /// Page-based variants on virtualized queues: free chunks that producers of pages leave
-    /// to queue chunks (`OURO_QUEUE_RESERVE`, page_based.wgsl); 0 for the others.
+    /// to queue chunks (`OURO_QUEUE_RESERVE`, page_based.wgsl); 0 for the others. A linked
+    /// queue also keeps its last `vl_trail` drained chunks, so its reserve holds those too:
+    /// with only the array queue's reserve, a 16-byte fill of a P-VL heap on the H200 had
+    /// its page chunks take all but the 9 queue chunks in use, and producers whose
+    /// positions needed one more lost their pages (47 % of the heap handed out).
     pub fn queue_reserve(&self) -> u64 {
-        if self.queue_kind == QueueKind::Standard || self.cb_words > 0 {
-            return 0;
+        let base = (self.chunks as u64 / 256).clamp(2, 64);
+        match self.queue_kind {
+            _ if self.cb_words > 0 => 0,
+            QueueKind::Standard => 0,
+            QueueKind::VirtualArray => base,
+            QueueKind::VirtualLinked => base + self.vl_trail(),
         }
-        (self.chunks as u64 / 256).clamp(2, 64)
     }
 
     pub fn granted_bytes(&self, size: u32) -> u64 {

@@ -8,8 +8,9 @@
 // State: the queue descriptor (queues/index_queue.wgsl: [2] front, [3] back) and, per
 // pointer slot, two words at ouro_vaq_base(q) + 2 s: the pointer, tag << 24 | (chunk + 1)
 // (0: none; tag: the low 8 bits of the lap it serves; chunk + 1 = VQ_DEAD + 1: that lap of
-// the slot has no storage; VQ_BUSY + 1: its storage is being installed), and lap << VQ_COUNT_BITS | consumed: the lap the slot serves
-// (pos / positions per lap) and how many of its positions that lap has consumed.
+// the slot has no storage; VQ_BUSY + 1: its storage is being installed), and
+// lap << VQ_COUNT_BITS | consumed: the lap the slot serves (pos / positions per lap) and
+// how many of its positions that lap has consumed.
 //
 // Invariants
 //   - A position is consumed exactly once: by its dequeuer taking the item, or by its

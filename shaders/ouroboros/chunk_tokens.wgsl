@@ -82,7 +82,8 @@
 // Loops, all bounded: standard: one lap of the ring per insertion, 4 weak CAS per slot.
 // Virtualized: 64 weak CAS for a fresh position; VQ_PTR_WAIT rounds for a VAQ pointer,
 // OURO_QC_ITEMS stores to zero a chunk; CT_HOPS links followed per VLQ lookup (vl_find's
-// VL_ROUNDS for insertions); CT_FRONT_STEPS front moves per drain.
+// VL_ROUNDS for insertions, each with up to OURO_MAKE_WAIT rounds of waiting for a link
+// being made: vlq.wgsl); CT_FRONT_STEPS front moves per drain.
 
 const CT_HOPS: u32 = 64u;
 const CT_FRONT_STEPS: u32 = 64u;

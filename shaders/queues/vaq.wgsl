@@ -47,13 +47,16 @@
 //     (on the H200, mixed traffic on a nearly full heap turned one such failure into
 //     thousands of failed frees).
 //
-// Loops, all bounded: VQ_WAIT rounds for a pointer (of which VQ_PTR_WAIT before a waiter
-// claims an empty word itself), 64 CAS attempts to claim a pointer word, OURO_QC_ITEMS
-// stores to zero a chunk, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per item
-// (enqueue) and per unit (dequeue). An enqueue fails when its moves are spent (its
-// positions kept landing on dead laps or abandoned slots) or when a slot still serves an
-// earlier lap, or its pointer is still being installed, after the wait: the caller reports
-// it (a free then keeps its page out of circulation and reports HEAP_OUT_OF_MEMORY).
+// Loops, all bounded: OURO_MAKE_WAIT rounds for a pointer (of which VQ_PTR_WAIT before a
+// waiter claims an empty word itself; an install ahead of need does not wait), 64 CAS
+// attempts to claim a pointer word, OURO_QC_ITEMS stores to zero a chunk, OQ_SLOT_WAIT
+// rounds per slot, OQ_MOVES positions per item (enqueue) and per unit (dequeue). An enqueue
+// fails when its moves are spent (its positions kept landing on dead laps or abandoned
+// slots), or when its slot still serves an earlier lap, or its pointer is still being
+// installed, after the wait: the caller reports it (a free then keeps its page out of
+// circulation and reports HEAP_OUT_OF_MEMORY). Those two waits, and a dequeue's, leave the
+// position unconsumed, which blocks its slot for good; OURO_MAKE_WAIT exceeds an
+// installer's own bound so that they do not end while the install is still under way.
 
 
 fn vq_ptr_word(q: u32, pos: u32) -> u32 {
@@ -71,16 +74,12 @@ fn vq_word(chunk: u32, i: u32) -> u32 {
 // Bits of a slot's consumed count: enough for OURO_QC_ITEMS; the lap sits above them.
 const VQ_COUNT_BITS: u32 = OURO_QC_SHIFT + 1u;
 // A pointer word: the low 8 bits of its lap above VQ_TAG_SHIFT, chunk + 1 below (the host
-// keeps chunk indices below VQ_DEAD), or VQ_DEAD for a lap of the slot that has no storage.
+// keeps chunk indices below VQ_BUSY), VQ_DEAD + 1 for a lap of the slot that has no
+// storage, or VQ_BUSY + 1 while that lap's storage is being installed (vq_install).
 const VQ_TAG_SHIFT: u32 = 24u;
 const VQ_CHUNK_MASK: u32 = 0xffffffu;
 const VQ_DEAD: u32 = 0xfffffeu;
-// chunk + 1 = VQ_BUSY + 1: the storage of that lap is being installed (vq_install).
 const VQ_BUSY: u32 = 0xfffffdu;
-// Rounds a position waits for its pointer while an earlier lap's chunk is still there or
-// its own is being installed (an installer zeroes OURO_QC_ITEMS words first). Waiters that
-// find the word empty install themselves after VQ_PTR_WAIT rounds.
-const VQ_WAIT: u32 = 16384u;
 
 fn vq_lap_shift(q: u32) -> u32 {
     return OURO_QC_SHIFT + countOneBits(ouro_vaq_mask(q));
@@ -95,8 +94,8 @@ fn vq_tag(lap: u32) -> u32 {
     return (lap & 0xffu) << VQ_TAG_SHIFT;
 }
 
-// What pointer word value p holds for lap `lap`: its chunk, VQ_DEAD, or OURO_NO_CHUNK if
-// it is empty or another lap's.
+// What pointer word value p holds for lap `lap`: its chunk, VQ_DEAD, VQ_BUSY, or
+// OURO_NO_CHUNK if it is empty or another lap's.
 fn vq_target(p: u32, lap: u32) -> u32 {
     if (p == 0u || (p & ~VQ_CHUNK_MASK) != vq_tag(lap)) {
         return OURO_NO_CHUNK;
@@ -174,11 +173,15 @@ fn vq_chunk(q: u32, pos: u32, ahead: bool) -> u32 {
     let pw = vq_ptr_word(q, pos);
     let lap = vq_lap(q, pos);
     let first = (pos & (OURO_QC_ITEMS - 1u)) == 0u;
-    for (var round = 0u; round < VQ_WAIT; round++) {
+    for (var round = 0u; round < OURO_MAKE_WAIT; round++) {
         let p = atomicLoad(&heap_meta[pw]);
         var c = OURO_NO_CHUNK;
         if (p != 0u) {
             c = vq_target(p, lap); // another lap's chunk (wait for its release) or ours
+            if (ahead && (c == OURO_NO_CHUNK || c == VQ_BUSY)) {
+                // Ahead of need nobody waits: the caller's own item and its dequeuers do.
+                return OURO_NO_CHUNK;
+            }
         } else if (first || round >= VQ_PTR_WAIT - 1u) {
             c = vq_install(q, pw, lap, ahead);
             if (c == OURO_NO_CHUNK) {
@@ -197,7 +200,7 @@ fn vq_chunk(q: u32, pos: u32, ahead: bool) -> u32 {
 fn vq_storage(q: u32, pos: u32) -> bool {
     let pw = vq_ptr_word(q, pos);
     let lap = vq_lap(q, pos);
-    for (var round = 0u; round < VQ_WAIT; round++) {
+    for (var round = 0u; round < OURO_MAKE_WAIT; round++) {
         let p = atomicLoad(&heap_meta[pw]);
         var c = OURO_NO_CHUNK;
         if (p == 0u) {

@@ -34,7 +34,7 @@
 //     finished by their enqueuer, as in the standard queue.
 //
 // Loops, all bounded: VL_ROUNDS rounds of traversal or waiting per search, OURO_QC_ITEMS
-// stores to zero a chunk, 64 CAS attempts to claim a link word and VL_LINK_WAIT rounds
+// stores to zero a chunk, 64 CAS attempts to claim a link word and OURO_MAKE_WAIT rounds
 // of waiting for a link being made, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per
 // item, and VL_ROUNDS steps of pointer moving, VL_ROUNDS steps of back's catch-up
 // (vl_catch_up_back).
@@ -121,8 +121,6 @@ fn vl_pointer_chunk(q: u32, which: u32) -> u32 {
 
 // OURO_QC_NEXT + c while one invocation links c's successor (vl_link_next).
 const VL_LINKING: u32 = 0xffffffffu;
-// Rounds vl_await_next waits for a successor being linked (its linker zeroes a chunk).
-const VL_LINK_WAIT: u32 = 16384u;
 
 // The successor of chunk c + 1; 0 if it has none yet (or it is being linked).
 fn vl_next(c: u32) -> u32 {
@@ -159,10 +157,10 @@ fn vl_link_next(q: u32, c: u32, s: u32) -> u32 {
     return VL_LINKING; // only spurious CAS failures: as good as a link in progress
 }
 
-// c's successor + 1, linking it if it is missing and waiting (VL_LINK_WAIT rounds) while
+// c's successor + 1, linking it if it is missing and waiting (OURO_MAKE_WAIT rounds) while
 // another invocation links it; 0 if the heap has no chunk for it or the wait runs out.
 fn vl_await_next(q: u32, c: u32, s: u32) -> u32 {
-    for (var round = 0u; round < VL_LINK_WAIT; round++) {
+    for (var round = 0u; round < OURO_MAKE_WAIT; round++) {
         // Waiters read; only an empty word is worth a CAS.
         let raw = atomicLoad(&heap_meta[OURO_QC_NEXT + c]);
         if (raw == VL_LINKING) {

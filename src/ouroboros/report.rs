@@ -250,7 +250,10 @@ impl GpuHeap {
             let mut p = head[(g.queue_word(k) + VL_OLD) as usize];
             // A cycle would be a bug of its own; the walk stops after every chunk once.
             for _ in 0..g.chunks {
-                if p == 0 {
+                // 0 ends the queue; a link being made (u32::MAX, never left between
+                // dispatches) or any other value past the table would be a bug, and the
+                // chunks after it show up as unreachable.
+                if p == 0 || p > g.chunks {
                     break;
                 }
                 n += 1;

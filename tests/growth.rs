@@ -413,17 +413,22 @@ fn ouroboros_grow_after_a_straddling_run() {
                 .all(|&h| (h as u64 - 1) * 16 >= lo && (h as u64 - 1) * 16 < hi)
         };
         // 122 of the 128 chunks, then a run of 8 that cannot fit: it straddles the end.
+        // Classes on virtualized queues leave their queue reserve to queue chunks; where
+        // that is more than six chunks (linked queues keep drained ones too), they get
+        // fewer, and the run finds no aligned place before the end instead.
+        let reserve = heap.layout().queue_reserve_chunks() as usize;
+        let singles = 122.min(128 - reserve);
         let a = run(&gpu, &heap, "alloc_chunk", &[0; 122]);
-        assert_eq!(ok(&a), 122, "{strategy}");
+        assert_eq!(ok(&a), singles, "{strategy}");
         let none = run(&gpu, &heap, "alloc_run", &[0; 1]);
         assert_eq!(ok(&none), 0, "{strategy}: a run past the end");
         heap.grow_to(2 * MIB).unwrap();
         let runs = run(&gpu, &heap, "alloc_run", &[0; 17]);
         assert_eq!(ok(&runs), 16, "{strategy}: runs in the new segment");
         assert!(within(&runs, MIB, 2 * MIB), "{strategy}");
-        // The six chunks below the old end serve single chunks, but for those that classes
+        // The chunks left below the old end serve single chunks, but for those that classes
         // on virtualized queues leave to queue chunks.
-        let pooled = 6 - heap.layout().queue_reserve_chunks() as usize;
+        let pooled = 128 - singles - reserve;
         let b = run(&gpu, &heap, "alloc_chunk", &[0; 10]);
         assert_eq!(
             ok(&b),
@@ -435,7 +440,7 @@ fn ouroboros_grow_after_a_straddling_run() {
         assert_eq!(stats.failures.contention, 0, "{strategy}");
         assert_eq!(
             stats.allocations_live,
-            122 + 16 + pooled as u64,
+            (singles + 16 + pooled) as u64,
             "{strategy}"
         );
     }

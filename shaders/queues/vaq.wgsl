@@ -94,6 +94,11 @@ fn vq_tag(lap: u32) -> u32 {
     return (lap & 0xffu) << VQ_TAG_SHIFT;
 }
 
+// The pointer word naming `c` (a chunk, VQ_DEAD or VQ_BUSY) for lap `lap`.
+fn vq_pointer(lap: u32, c: u32) -> u32 {
+    return vq_tag(lap) | (c + 1u);
+}
+
 // What pointer word value p holds for lap `lap`: its chunk, VQ_DEAD, VQ_BUSY, or
 // OURO_NO_CHUNK if it is empty or another lap's.
 fn vq_target(p: u32, lap: u32) -> u32 {
@@ -120,14 +125,14 @@ fn vq_serves(pw: u32, lap: u32) -> bool {
 //
 // One installer per slot and lap: before the claim, every waiter that ran out of patience
 // took a chunk of its own and all but one gave theirs back. On the H200 the waiters of one
-// queue chunk number in the thousands while its installer zeroes 2048 words, and their
-// chunks emptied the pool for a moment: mixed traffic on P-VA reported dozens of mallocs
-// out of memory with more than 4000 chunks pooled.
+// queue chunk number in the thousands while its installer zeroes 2048 words; we think
+// their chunks emptied the pool for a moment: mixed traffic on P-VA reported dozens of
+// mallocs out of memory with more than 4000 chunks pooled, and none since the claim.
 fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
     if (!vq_serves(pw, lap)) {
         return OURO_NO_CHUNK;
     }
-    let busy = vq_tag(lap) | (VQ_BUSY + 1u);
+    let busy = vq_pointer(lap, VQ_BUSY);
     var claimed = false;
     for (var attempt = 0u; attempt < 64u && !claimed; attempt++) {
         let x = atomicCompareExchangeWeak(&heap_meta[pw], 0u, busy);
@@ -153,7 +158,7 @@ fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
             atomicStore(&heap_meta[pw], 0u);
             return OURO_NO_CHUNK;
         }
-        atomicStore(&heap_meta[pw], vq_tag(lap) | (VQ_DEAD + 1u));
+        atomicStore(&heap_meta[pw], vq_pointer(lap, VQ_DEAD));
         return VQ_DEAD;
     }
     atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
@@ -162,7 +167,7 @@ fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
     for (var i = 0u; i < OURO_QC_ITEMS; i++) {
         heap_atomic_store(seg, base + i, OQ_EMPTY);
     }
-    atomicStore(&heap_meta[pw], vq_tag(lap) | (c + 1u));
+    atomicStore(&heap_meta[pw], vq_pointer(lap, c));
     return c;
 }
 

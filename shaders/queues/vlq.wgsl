@@ -134,9 +134,9 @@ fn vl_next(c: u32) -> u32 {
 // One linker per chunk: it claims the link word (VL_LINKING), and only it takes a chunk.
 // Before the claim every searcher that waited out its patience took and zeroed a chunk
 // of its own, and all but one gave theirs back. With thousands of searchers on a GPU that
-// can empty the pool for a moment (measured on the VAQ, whose installs worked the same
-// way: vaq.wgsl), and a link that fails for want of memory leaves its enqueue's position
-// unfinished for good (the known gap in the header).
+// can empty the pool for a moment (as we think it did for the VAQ, whose installs worked
+// the same way: vaq.wgsl), and a link that fails for want of memory leaves its enqueue's
+// position unfinished for good (the known gap in the header).
 fn vl_link_next(q: u32, c: u32, s: u32) -> u32 {
     let word = OURO_QC_NEXT + c;
     for (var attempt = 0u; attempt < 64u; attempt++) {

@@ -45,6 +45,22 @@ const OQ_VOID: u32 = 0xfffffffeu;
 const OQ_SLOT_WAIT: u32 = 32768u;
 const OQ_MOVES: u32 = 64u;
 
+// Why an enqueue failed, counted per cause at OURO_ENQUEUE_FAILS + cause (every queue of the
+// heap; src/ouroboros/report.rs reads them): the heap had no chunk for queue storage, the
+// wait for a queue chunk another invocation was making ran out, a virtualized queue's
+// search for the position's chunk ran out of rounds, the slot wait ran out, or the item
+// met OQ_MOVES abandoned positions.
+const OQ_FAIL_NO_MEMORY: u32 = 0u;
+const OQ_FAIL_MAKE_WAIT: u32 = 1u;
+const OQ_FAIL_SEARCH: u32 = 2u;
+const OQ_FAIL_SLOT_WAIT: u32 = 3u;
+const OQ_FAIL_MOVES: u32 = 4u;
+
+fn oq_failed(cause: u32) -> bool {
+    atomicAdd(&heap_meta[OURO_ENQUEUE_FAILS + cause], 1u);
+    return false;
+}
+
 // Queue descriptor: [0, 1] bulk semaphore (or [0] fill count), [2] front, [3] back,
 // [4] chunks owned by the class, [5..7] the front end's and the virtualized queues' words
 // (chunk_tokens.wgsl, vlq.wgsl), [8] batches being filled (OQ_FILLING), [9] the
@@ -84,11 +100,11 @@ fn oq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
             // OQ_EMPTY (a spurious weak-CAS failure) or a previous lap's item: try again.
         }
         if (!moved) {
-            return false;
+            return oq_failed(OQ_FAIL_SLOT_WAIT);
         }
         pos = oq_reserve_back(q, 1u);
     }
-    return false;
+    return oq_failed(OQ_FAIL_MOVES);
 }
 
 fn oq_enqueue(q: u32, item: u32) -> bool {

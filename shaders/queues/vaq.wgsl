@@ -243,7 +243,7 @@ fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
     for (var moves = 0u; moves < OQ_MOVES; moves++) {
         let c = vq_chunk(q, pos, false);
         if (c == OURO_NO_CHUNK) {
-            return false;
+            return oq_failed(OQ_FAIL_MAKE_WAIT);
         }
         if (c != VQ_DEAD) {
             if ((pos & (OURO_QC_ITEMS - 1u)) == 0u && item != OQ_VOID) {
@@ -263,7 +263,7 @@ fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
                 skipped = x.x == OQ_SKIP;
             }
             if (!skipped) {
-                return false;
+                return oq_failed(OQ_FAIL_SLOT_WAIT);
             }
             heap_atomic_store(seg, w, OQ_EMPTY);
         }
@@ -275,7 +275,7 @@ fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
         }
         pos = oq_reserve_back(q, 1u);
     }
-    return false;
+    return oq_failed(OQ_FAIL_MOVES);
 }
 
 // The item at a new front position. Positions without an item (a dead lap, or abandoned:

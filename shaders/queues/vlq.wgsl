@@ -158,7 +158,8 @@ fn vl_link_next(q: u32, c: u32, s: u32) -> u32 {
 }
 
 // c's successor + 1, linking it if it is missing and waiting (OURO_MAKE_WAIT rounds) while
-// another invocation links it; 0 if the heap has no chunk for it or the wait runs out.
+// another invocation links it; 0 if the heap has no chunk for it, VL_LINKING if the wait
+// runs out.
 fn vl_await_next(q: u32, c: u32, s: u32) -> u32 {
     for (var round = 0u; round < OURO_MAKE_WAIT; round++) {
         // Waiters read; only an empty word is worth a CAS.
@@ -174,7 +175,15 @@ fn vl_await_next(q: u32, c: u32, s: u32) -> u32 {
             return n;
         }
     }
-    return 0u;
+    return VL_LINKING;
+}
+
+// A failed search: OURO_NO_CHUNK, its cause counted for enqueues (back).
+fn vl_failed(back: bool, cause: u32) -> u32 {
+    if (back) {
+        oq_failed(cause);
+    }
+    return OURO_NO_CHUNK;
 }
 
 // The chunk that holds position pos, searched from the front (dequeue) or back (enqueue)
@@ -199,7 +208,7 @@ fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
         if (c == OURO_NO_CHUNK) {
             c = vl_pointer_chunk(q, ptr);
             if (c == OURO_NO_CHUNK) {
-                return c;
+                return vl_failed(back, OQ_FAIL_NO_MEMORY);
             }
             direct = true;
         }
@@ -231,7 +240,10 @@ fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
             if (pos == s + OURO_QC_ITEMS || waited >= VQ_PTR_WAIT) {
                 n = vl_await_next(q, c, s);
                 if (n == 0u) {
-                    return OURO_NO_CHUNK;
+                    return vl_failed(back, OQ_FAIL_NO_MEMORY);
+                }
+                if (n == VL_LINKING) {
+                    return vl_failed(back, OQ_FAIL_MAKE_WAIT);
                 }
             }
         }
@@ -244,7 +256,7 @@ fn vl_find(q: u32, pos: u32, back: bool) -> u32 {
             direct = false;
         }
     }
-    return OURO_NO_CHUNK;
+    return vl_failed(back, OQ_FAIL_SEARCH);
 }
 
 // Algorithm 6: moves the front (back = false) or back pointer from chunk c past every
@@ -261,7 +273,7 @@ fn vl_advance(q: u32, c0: u32, back: bool) {
         // A finished chunk needs its successor before the pointer can move on: link it if
         // nobody has yet (usually the first enqueuer of the chunk did, see vl_put_at).
         let n = vl_await_next(q, c, atomicLoad(&heap_meta[OURO_QC_START + c]));
-        if (n == 0u) {
+        if (n == 0u || n == VL_LINKING) {
             return;
         }
         let x = atomicCompareExchangeWeak(&heap_meta[word], c + 1u, n);
@@ -390,7 +402,7 @@ fn vl_put_at(q: u32, first_pos: u32, item: u32) -> bool {
             }
         }
         if (outcome == 0u) {
-            return false;
+            return oq_failed(OQ_FAIL_SLOT_WAIT);
         }
         // Written: one more finished position and one more item; abandoned: finished only.
         vl_finish(q, c, VL_A_ONE + select(0u, 1u, outcome == 1u), 0u);
@@ -399,7 +411,7 @@ fn vl_put_at(q: u32, first_pos: u32, item: u32) -> bool {
         }
         pos = oq_reserve_back(q, 1u);
     }
-    return false;
+    return oq_failed(OQ_FAIL_MOVES);
 }
 
 fn vl_dequeue(q: u32) -> u32 {

@@ -11,7 +11,9 @@
 //!                           standard queue's bounded wait ran out); they stay out of use
 //!  18                       OURO_PAGE_CHUNKS: chunks held by page chunks and runs (heaps
 //!                           with a queue reserve only; page_based.wgsl)
-//!  19 .. 31                 reserved
+//!  19 .. 23                 OURO_ENQUEUE_FAILS: failed enqueues by cause (queues/index_queue.wgsl,
+//!                           OQ_FAIL_*; [`EnqueueFailures`])
+//!  24 .. 31                 reserved
 //!  32 ..                    OURO_QUEUE_META: 12 words per queue (classes, then the chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
@@ -37,7 +39,7 @@ use crate::layout::UNIT_BYTES;
 use crate::stats::STAT_WORDS;
 
 mod report;
-pub use report::{ClassReport, OuroborosReport};
+pub use report::{ClassReport, EnqueueFailures, OuroborosReport};
 
 /// Words per queue descriptor (`OQ_WORDS` in queues/index_queue.wgsl).
 const QUEUE_WORDS: u64 = 12;
@@ -45,6 +47,7 @@ const QUEUE_WORDS: u64 = 12;
 const FRESH_WORD: u64 = STAT_WORDS as u64;
 const LOST_UNITS_WORD: u64 = STAT_WORDS as u64 + 1;
 const PAGE_CHUNKS_WORD: u64 = STAT_WORDS as u64 + 2;
+const ENQUEUE_FAILS_WORD: u64 = STAT_WORDS as u64 + 3;
 /// VAQ pointer words (queues/vaq.wgsl): chunk + 1 in the bits of `VQ_CHUNK_MASK` under a lap
 /// tag, `VQ_DEAD` + 1 there for a lap without storage and `VQ_BUSY` + 1 for one whose
 /// storage is being installed; so a VAQ heap has fewer than `VQ_BUSY` chunks.
@@ -426,6 +429,7 @@ impl OuroGeometry {
         constant("OURO_FRESH", FRESH_WORD);
         constant("OURO_LOST_UNITS", LOST_UNITS_WORD);
         constant("OURO_PAGE_CHUNKS", PAGE_CHUNKS_WORD);
+        constant("OURO_ENQUEUE_FAILS", ENQUEUE_FAILS_WORD);
         constant("OURO_QUEUE_META", self.queue_meta);
         constant("OURO_CHUNK_INFO", self.chunk_info);
         constant("OURO_LIVE_BITS", self.live_bits);

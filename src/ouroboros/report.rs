@@ -11,7 +11,8 @@
 use serde::Serialize;
 
 use super::{
-    OuroGeometry, QueueKind, FRESH_WORD, LOST_UNITS_WORD, VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
+    OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, LOST_UNITS_WORD, VQ_BUSY,
+    VQ_CHUNK_MASK, VQ_DEAD,
 };
 use crate::error::Result;
 use crate::heap::GpuHeap;
@@ -42,11 +43,57 @@ pub struct OuroborosReport {
     pub unreachable_queue_chunks: Option<u32>,
     /// 16-byte units of pages that a queue could not take (`OURO_LOST_UNITS`).
     pub lost_units: u32,
+    /// Why enqueues failed, over the heap's lifetime and all its queues.
+    pub enqueue_failures: EnqueueFailures,
     /// One entry per size class.
     pub classes: Vec<ClassReport>,
     /// Whether the classes' pages live in queues of pages (page-based front end).
     page_based: bool,
     chunk_units: u32,
+}
+
+/// Failed enqueues by cause (`OURO_ENQUEUE_FAILS`, the `OQ_FAIL_*` causes of
+/// queues/index_queue.wgsl), counted by every queue of the heap. A failed enqueue of a page
+/// leaves it out of circulation (`lost_units`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct EnqueueFailures {
+    /// The heap had no chunk for queue storage.
+    pub no_memory: u32,
+    /// The wait for a queue chunk that another invocation was making ran out.
+    pub make_wait: u32,
+    /// A linked queue's search for the position's chunk ran out of rounds.
+    pub search: u32,
+    /// The wait for the position's slot ran out.
+    pub slot_wait: u32,
+    /// The item met `OQ_MOVES` positions abandoned by their dequeuers.
+    pub moves: u32,
+}
+
+impl EnqueueFailures {
+    fn from_words(w: &[u32]) -> Self {
+        EnqueueFailures {
+            no_memory: w[0],
+            make_wait: w[1],
+            search: w[2],
+            slot_wait: w[3],
+            moves: w[4],
+        }
+    }
+
+    /// All failed enqueues.
+    pub fn total(&self) -> u64 {
+        [
+            self.no_memory,
+            self.make_wait,
+            self.search,
+            self.slot_wait,
+            self.moves,
+        ]
+        .iter()
+        .map(|&n| n as u64)
+        .sum()
+    }
 }
 
 /// One size class of an [`OuroborosReport`].
@@ -117,6 +164,13 @@ impl OuroborosReport {
             s += &format!(" ({u} unreachable)");
         }
         s += &format!("; lost {} units", self.lost_units);
+        let f = &self.enqueue_failures;
+        if f.total() > 0 {
+            s += &format!(
+                " (failed enqueues: {} no memory, {} make wait, {} search, {} slot wait, {} moves)",
+                f.no_memory, f.make_wait, f.search, f.slot_wait, f.moves
+            );
+        }
         if let Some(u) = self.unaccounted_units() {
             s += &format!(", unaccounted {u} units");
         }
@@ -220,6 +274,7 @@ impl GpuHeap {
             queue_chunks,
             unreachable_queue_chunks: reachable.map(|r: u32| queue_chunks.saturating_sub(r)),
             lost_units: head[LOST_UNITS_WORD as usize],
+            enqueue_failures: EnqueueFailures::from_words(&head[ENQUEUE_FAILS_WORD as usize..]),
             classes,
             page_based,
             chunk_units: g.chunk_units,
@@ -282,6 +337,18 @@ mod tests {
         assert_eq!(OQ_FILLING, wgsl_const(index_queue, "OQ_FILLING"));
         assert_eq!(QUEUE_WORDS, wgsl_const(index_queue, "OQ_WORDS"));
         assert_eq!(VL_OLD, wgsl_const(vlq, "VL_OLD"));
+        for (i, cause) in [
+            "OQ_FAIL_NO_MEMORY",
+            "OQ_FAIL_MAKE_WAIT",
+            "OQ_FAIL_SEARCH",
+            "OQ_FAIL_SLOT_WAIT",
+            "OQ_FAIL_MOVES",
+        ]
+        .iter()
+        .enumerate()
+        {
+            assert_eq!(i as u64, wgsl_const(index_queue, cause), "{cause}");
+        }
         assert_eq!(VQ_CHUNK_MASK as u64, wgsl_const(vaq, "VQ_CHUNK_MASK"));
         assert_eq!(VQ_DEAD as u64, wgsl_const(vaq, "VQ_DEAD"));
         assert_eq!(VQ_BUSY as u64, wgsl_const(vaq, "VQ_BUSY"));

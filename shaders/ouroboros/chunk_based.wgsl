@@ -51,8 +51,9 @@
 // first free (helping keeps mallocs going meanwhile). It holds on lavapipe (x86 locked
 // instructions) and is what the H200 run must confirm.
 //
-// Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait; a walk of at most one lap of
-// the ring (virtualized: at most OURO_CB_SPAN positions); OURO_CB_WORDS words of bitmask
+// Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait and OURO_FILL_PATIENCE more
+// while pages it was promised are hidden or chunks are being filled; a walk of at most one
+// lap of the ring (virtualized: at most OURO_CB_SPAN positions); OURO_CB_WORDS words of bitmask
 // with 32 claim attempts each; one insertion per placement (its bounds: chunk_tokens.wgsl);
 // two passes of cb_requeue; two passes of retirement and requeue per free, with at most
 // OURO_CB_SETTLE reads of a count that is in a retirement and OURO_CB_SETTLE takes of a
@@ -298,15 +299,22 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
     var st = bsem_new_wait();
     var spread = heap_hash(atomicAdd(&heap_meta[qm + OQ_SPREAD], 1u));
     var misses = 0u;
-    for (var round = 0u; round < OURO_ROUNDS; round++) {
+    var round = 0u;
+    var patience = 0u;
+    loop {
+        if (round >= OURO_ROUNDS) {
+            break;
+        }
         let last = round + 1u == OURO_ROUNDS;
         var produce = false;
+        var waiting_on_pages = false;
         let r = bsem_step(qm, 1u, batch, &st);
         if (r == BSEM_GOT) {
             let unit = cb_find(k, spread);
             if (unit != OURO_CB_NONE) {
                 return ouro_grant(unit, ouro_page_units(k));
             }
+            waiting_on_pages = true;
             // The page the unit stands for is out of sight (a walker's momentary decrement
             // hides it, or its token is still being placed): give the unit back; after a
             // few such misses, help instead of waiting on (DESIGN.md, the progress rule).
@@ -333,6 +341,18 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             if (last || a.status != HEAP_OUT_OF_MEMORY || !ouro_pages_coming(k)) {
                 return a;
             }
+        }
+        // A round that missed a page the semaphore promised (it exists, hidden for a moment
+        // by other walkers' decrements), or that waited while chunks of the class are being
+        // filled, counts against OURO_FILL_PATIENCE first: such pages are there or on their
+        // way. (On the H200, a one-dispatch 16-byte fill of a 1 MiB ouro-c-s heap, 65536
+        // mallocs for as many pages, spent the rounds of 72 mallocs on such misses, which
+        // then returned NULL with 72 pages free.)
+        waiting_on_pages = waiting_on_pages || (r == BSEM_PENDING && ouro_batches_filling(k));
+        if (waiting_on_pages && patience < OURO_FILL_PATIENCE) {
+            patience += 1u;
+        } else {
+            round += 1u;
         }
     }
     if (ouro_class_exhausted(k)) {

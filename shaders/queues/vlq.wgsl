@@ -36,8 +36,8 @@
 // Loops, all bounded: VL_ROUNDS rounds of traversal or waiting per search, OURO_QC_ITEMS
 // stores to zero a chunk, 64 CAS attempts to claim a link word and OURO_MAKE_WAIT rounds
 // of waiting for a link being made, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per
-// item, and VL_ROUNDS steps of pointer moving, VL_ROUNDS steps of back's catch-up
-// (vl_catch_up_back).
+// item, VL_ROUNDS steps of pointer moving, VL_RELEASE_TRIES attempts to move old, and
+// VL_ROUNDS steps of back's catch-up (vl_catch_up_back).
 // A search that runs out fails; the caller reports it. Known gap: the failed enqueue's
 // position is never finished, so front and back can never pass its chunk and every chunk
 // linked after it stays in the queue (queues/vaq.wgsl solves the same case with dead laps;
@@ -288,24 +288,44 @@ fn vl_advance(q: u32, c0: u32, back: bool) {
             // fill and the drain were one step), move back along as well.
             atomicCompareExchangeWeak(&heap_meta[d + VL_BACK], c + 1u, n);
             if (atomicAdd(&heap_meta[ouro_vaq_base(q)], 1u) >= OURO_VL_TRAIL) {
-                let o = atomicLoad(&heap_meta[d + VL_OLD]);
-                var on = 0u;
-                if (o != 0u) {
-                    on = vl_next(o - 1u);
-                }
-                if (on != 0u) {
-                    let y = atomicCompareExchangeWeak(&heap_meta[d + VL_OLD], o, on);
-                    if (y.exchanged) {
-                        atomicSub(&heap_meta[ouro_vaq_base(q)], 1u);
-                        ouro_chunk_free(o - 1u);
-                    }
-                }
+                vl_release_old(q);
             }
         }
         c = n - 1u;
         let cnt = atomicLoad(&heap_meta[OURO_QC_COUNT + c]);
         if ((back && (cnt >> 16u) != OURO_QC_ITEMS) || (!back && cnt != done)) {
             return;
+        }
+    }
+}
+
+// Moves old on while it is more than OURO_VL_TRAIL chunks behind front, freeing the chunks
+// it leaves. Front moves run concurrently, and a mover whose CAS on old loses to another
+// must try again: when each mover made one attempt, every lost race left old one chunk
+// further behind for good (on the H200, a 16-byte fill of an 8 MiB P-VL heap ended with 21
+// queue chunks for 9 needed, and the pages lacked the difference). Bounded by
+// VL_RELEASE_TRIES attempts.
+const VL_RELEASE_TRIES: u32 = 16u;
+
+fn vl_release_old(q: u32) {
+    let d = ouro_queue_meta(q);
+    let behind = ouro_vaq_base(q);
+    for (var attempt = 0u; attempt < VL_RELEASE_TRIES; attempt++) {
+        if (atomicLoad(&heap_meta[behind]) <= OURO_VL_TRAIL) {
+            return;
+        }
+        let o = atomicLoad(&heap_meta[d + VL_OLD]);
+        if (o == 0u) {
+            return;
+        }
+        let on = vl_next(o - 1u);
+        if (on == 0u) {
+            return;
+        }
+        let y = atomicCompareExchangeWeak(&heap_meta[d + VL_OLD], o, on);
+        if (y.exchanged) {
+            atomicSub(&heap_meta[behind], 1u);
+            ouro_chunk_free(o - 1u);
         }
     }
 }

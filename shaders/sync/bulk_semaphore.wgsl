@@ -150,7 +150,7 @@ fn bsem_register_batch(s: u32, n: u32, batch: u32, c: i32, forced: bool) -> u32 
     let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE);
     let e = old >> BSEM_R_BITS;
     let avail = c + i32(e * batch) - i32(old & BSEM_R_MASK);
-    if (e < BSEM_E_MAX && (forced || avail < i32(n))) {
+    if (e < BSEM_E_MAX && ((forced && e == 0u) || avail < i32(n))) {
         return BSEM_ALLOCATE;
     }
     atomicSub(&heap_meta[s + 1u], BSEM_E_ONE);
@@ -182,7 +182,7 @@ fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
             // Waited long enough: help. Our reservation becomes a batch we produce, in one
             // atomicAdd (R >= n holds our own n, so the subtraction borrows nothing).
             let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE - n);
-            if ((old >> BSEM_R_BITS) < BSEM_E_MAX) {
+            if ((old >> BSEM_R_BITS) == 0u) {
                 (*st).phase = BSEM_FRESH;
                 return BSEM_ALLOCATE;
             }
@@ -209,7 +209,12 @@ fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
 // not there to be found): register one batch to produce, whatever C says, unless E is at
 // its cap. True: produce it and signal as after BSEM_ALLOCATE.
 fn bsem_help(s: u32) -> bool {
-    return bsem_register_batch(s, 0u, 0u, 0, true) == BSEM_ALLOCATE;
+    let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE);
+    if ((old >> BSEM_R_BITS) < BSEM_E_MAX) {
+        return true;
+    }
+    atomicSub(&heap_meta[s + 1u], BSEM_E_ONE);
+    return false;
 }
 
 // Leaves a wait that ran out of rounds without units: drops its reservation, if any.

@@ -303,12 +303,20 @@ impl FailureLog {
     }
 }
 
-fn finish(record: &mut Record, failures: Failures, corrupted: u64) {
+fn finish(e: &Engine, record: &mut Record, failures: Failures, corrupted: u64) -> Result<()> {
     record.failures = failures;
     record.corrupted = corrupted;
     record.failed = failures.total() > 0 || corrupted > 0;
     record.malloc_ms = record.malloc.map(|t| t.median);
     record.free_ms = record.free.map(|t| t.median);
+    // Where an Ouroboros heap's memory was when the cell ended: its chunks by use and its
+    // failed enqueues by cause say why mallocs found none.
+    if record.failed && record.note.is_none() {
+        if let Some(report) = e.heap.ouroboros_report()? {
+            record.note = Some(format!("heap at the end: {}", report.summary()));
+        }
+    }
+    Ok(())
 }
 
 fn measure(e: &Engine, cell: &Cell, options: &Options) -> Result<Record> {
@@ -368,7 +376,7 @@ fn survey(
     record.malloc = Timing::of(&mallocs);
     record.free = Timing::of(&frees);
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
-    finish(&mut record, log.total, corrupted);
+    finish(e, &mut record, log.total, corrupted)?;
     Ok(record)
 }
 
@@ -384,7 +392,7 @@ fn accumulate(e: &Engine, params: Params, options: &Options, mut record: Record)
     let failures = e.failures()?.since(&log.since);
     record.malloc = Timing::of(&mallocs);
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
-    finish(&mut record, failures, corrupted);
+    finish(e, &mut record, failures, corrupted)?;
     Ok(record)
 }
 
@@ -428,7 +436,7 @@ fn fragmentation(
     ]);
     let failures = e.failures()?.since(&log.since);
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
-    finish(&mut record, failures, corrupted);
+    finish(e, &mut record, failures, corrupted)?;
     if !e.heap.config().strategy.reuses_memory() {
         record.note = Some("free releases nothing: the rounds run out of memory".into());
     }
@@ -538,7 +546,7 @@ fn work_generation(
             record.extra.insert(format!("baseline_{k}_ms"), t.median);
         }
     }
-    finish(&mut record, failures, 0);
+    finish(e, &mut record, failures, 0)?;
     Ok(record)
 }
 
@@ -576,7 +584,7 @@ fn write(e: &Engine, params: Params, options: &Options, mut record: Record) -> R
     }
     let failures = e.failures()?.since(&log.since);
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
-    finish(&mut record, failures, corrupted);
+    finish(e, &mut record, failures, corrupted)?;
     Ok(record)
 }
 
@@ -594,6 +602,6 @@ fn init(e: &Engine, options: &Options, mut record: Record) -> Result<Record> {
     record
         .extra
         .insert("heap_bytes".into(), e.heap.layout().bytes as f64);
-    finish(&mut record, Failures::default(), 0);
+    finish(e, &mut record, Failures::default(), 0)?;
     Ok(record)
 }

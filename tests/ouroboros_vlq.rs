@@ -20,10 +20,17 @@ const KERNEL: &str = r#"
 // [3] 1 if the set-up left back behind front
 @group(1) @binding(0) var<storage, read_write> out: array<atomic<u32>>;
 
+// Items are pages of the 16-byte class (dequeuers take nothing else: cq_holds_item): the
+// pages of the heap's last chunk, marked as that class's and never handed out here.
+fn page(i: u32) -> u32 {
+    let first = (OURO_CHUNKS - 1u) << OURO_CHUNK_SHIFT;
+    return heap_handle_of(first + (i % ouro_batch(0u)) * OURO_MIN_PAGE_UNITS);
+}
+
 // One chunk's worth of items in, then out, on the 16-byte class's queue.
 fn lap() {
     for (var i = 0u; i < OURO_QC_ITEMS; i++) {
-        if (!cq_enqueue(0u, i + 1u)) {
+        if (!cq_enqueue(0u, page(i))) {
             atomicAdd(&out[0], 1u);
         }
     }
@@ -37,6 +44,7 @@ fn lap() {
 @compute @workgroup_size(1)
 fn lagging_back() {
     let d = ouro_queue_meta(0u);
+    atomicStore(&heap_meta[OURO_CHUNK_INFO + OURO_CHUNKS - 1u], 1u);
     for (var r = 0u; r < 4u; r++) {
         lap();
     }

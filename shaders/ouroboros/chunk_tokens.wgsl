@@ -309,7 +309,8 @@ fn ct_lookup(k: u32, pos: u32) -> u32 {
 }
 
 fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
-    let c = vl_find(k, pos, true);
+    var cursor = OURO_NO_CHUNK;
+    let c = vl_find(k, pos, true, &cursor);
     if (c != OURO_NO_CHUNK && (pos & (OURO_QC_ITEMS - 1u)) == 0u) {
         // Section 5.2: the inserter of a chunk's first position links the next one ahead
         // of need.

@@ -77,7 +77,9 @@ fn cq_reserve_back(k: u32, n: u32) -> u32 {
     return oq_reserve_back(k, n);
 }
 
-fn cq_put_at(k: u32, pos: u32, item: u32) -> bool {
+// `cursor` (OURO_NO_CHUNK at first) carries a linked queue's search from one put of a run
+// of positions to the next (queues/vlq.wgsl, vl_find); the other queues ignore it.
+fn cq_put_at(k: u32, pos: u32, item: u32, cursor: ptr<function, u32>) -> bool {
 #ifdef OURO_QUEUE_VA
     if (cq_virtual(k)) {
         return vq_put_at(k, pos, item);
@@ -85,7 +87,7 @@ fn cq_put_at(k: u32, pos: u32, item: u32) -> bool {
 #endif
 #ifdef OURO_QUEUE_VL
     if (cq_virtual(k)) {
-        return vl_put_at(k, pos, item);
+        return vl_put_at(k, pos, item, cursor);
     }
 #endif
     return oq_put_at(k, pos, item);
@@ -112,8 +114,28 @@ fn cq_storage(k: u32, first: u32, n: u32) -> bool {
     return true;
 }
 
+// Whether word v of a virtualized page queue of class k is an item a dequeuer may take: the
+// handle of a page start in a chunk of class k, or OQ_VOID. Anything else is not yet
+// written, or is what the chunk held before it became a queue chunk: its zeroing stores
+// and the pointer that publishes it are relaxed atomics to different addresses, so a
+// reader may see the pointer first. (On the H200, 1M mallocs of 4 KiB on a P-VA heap
+// whose fresh chunks held earlier data once ended with 11 pages handed out at misaligned
+// handles: 10720 corrupted words and 11 invalid frees.) A reader that sees such a word
+// waits on, as for an empty one.
+fn cq_holds_item(k: u32, v: u32) -> bool {
+    if (v == OQ_VOID) {
+        return true;
+    }
+    let unit = heap_unit_of(v);
+    let chunk = unit >> OURO_CHUNK_SHIFT;
+    return v != OQ_EMPTY && chunk < OURO_CHUNKS
+        && atomicLoad(&heap_meta[OURO_CHUNK_INFO + chunk]) == k + 1u
+        && (unit & (ouro_page_units(k) - 1u)) == 0u;
+}
+
 fn cq_enqueue(k: u32, item: u32) -> bool {
-    return cq_put_at(k, cq_reserve_back(k, 1u), item);
+    var cursor = OURO_NO_CHUNK;
+    return cq_put_at(k, cq_reserve_back(k, 1u), item, &cursor);
 }
 
 fn cq_dequeue(k: u32) -> u32 {

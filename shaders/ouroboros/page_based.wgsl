@@ -75,12 +75,13 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
     var added = 0u;
     if (got || positions_first) {
         // One loop (one inlined enqueue) for pages and for abandoned positions.
+        var cursor = OURO_NO_CHUNK;
         for (var i = 1u; i < batch; i++) {
             var item = OQ_VOID;
             if (got) {
                 item = heap_handle_of(first + i * pu);
             }
-            if (cq_put_at(k, pos + i - 1u, item) && got) {
+            if (cq_put_at(k, pos + i - 1u, item, &cursor) && got) {
                 added += 1u;
             }
         }

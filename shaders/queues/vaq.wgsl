@@ -295,18 +295,23 @@ fn vq_dequeue(q: u32) -> u32 {
         }
         let seg = vq_segment(c);
         let w = vq_word(c, pos & (OURO_QC_ITEMS - 1u));
+        // Only a word that can be an item ends the wait (cq_holds_item): an empty one, the
+        // chunk's earlier content, or OQ_SKIP does not.
         var v = OQ_EMPTY;
-        for (var round = 0u; round < OQ_SLOT_WAIT && (v == OQ_EMPTY || v == OQ_SKIP); round++) {
+        var taken = false;
+        for (var round = 0u; round < OQ_SLOT_WAIT && !taken; round++) {
             v = heap_atomic_load(seg, w);
+            taken = cq_holds_item(q, v);
         }
-        for (var attempt = 0u; attempt < 64u && (v == OQ_EMPTY || v == OQ_SKIP); attempt++) {
+        for (var attempt = 0u; attempt < 64u && !taken; attempt++) {
             let x = heap_atomic_cas(seg, w, OQ_EMPTY, OQ_SKIP);
             if (x.y == 1u) {
                 return OQ_EMPTY; // the enqueuer consumes the position when it finds OQ_SKIP
             }
             v = x.x;
+            taken = cq_holds_item(q, v);
         }
-        if (v == OQ_EMPTY || v == OQ_SKIP) {
+        if (!taken) {
             return OQ_EMPTY;
         }
         // An item, or OQ_VOID (the enqueuer abandoned the position): ours to consume.

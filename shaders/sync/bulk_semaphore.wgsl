@@ -143,9 +143,13 @@ fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
 }
 
 // E += 1 by atomicAdd. E is the top field, so an add past E_MAX only carries out of the
-// word (arithmetic is modulo 2^32) and the undo restores it; R is never touched. Unless
-// `forced`, the batch is kept only if the E and R it replaced still call for it, judged
-// with the caller's reading of C, as a CAS of word 1 alone would have.
+// word (arithmetic is modulo 2^32) and the undo restores it; R is never touched. The batch
+// is kept if the E and R it replaced still call for it, judged with the caller's reading of
+// C, as a CAS of word 1 alone would have; a `forced` one also if it is the only batch in
+// production (the E it replaced is 0). The check of E in bsem_decide is a load, and many
+// long waiters pass it at once when the last batch ends: on the H200, a 16-byte fill of an
+// ouro-p-vl heap in dispatches of 4096 mallocs then had 764 batches filling at once, whose
+// pages its queue could not store (25-82 % of the heap handed out; 98.83 % since).
 fn bsem_register_batch(s: u32, n: u32, batch: u32, c: i32, forced: bool) -> u32 {
     let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE);
     let e = old >> BSEM_R_BITS;
@@ -180,7 +184,8 @@ fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
                 return BSEM_PENDING; // (batches in production: see bsem_decide)
             }
             // Waited long enough: help. Our reservation becomes a batch we produce, in one
-            // atomicAdd (R >= n holds our own n, so the subtraction borrows nothing).
+            // atomicAdd (R >= n holds our own n, so the subtraction borrows nothing), kept
+            // only if no other batch is in production (as a forced one: bsem_register_batch).
             let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE - n);
             if ((old >> BSEM_R_BITS) == 0u) {
                 (*st).phase = BSEM_FRESH;

@@ -121,16 +121,27 @@ fn cq_storage(k: u32, first: u32, n: u32) -> bool {
 // reader may see the pointer first. (On the H200, 1M mallocs of 4 KiB on a P-VA heap
 // whose fresh chunks held earlier data once ended with 11 pages handed out at misaligned
 // handles: 10720 corrupted words and 11 invalid frees.) A reader that sees such a word
-// waits on, as for an empty one.
+// waits on, as for an empty one. OQ_VOID counts only in queues whose producers abandon
+// positions (cq_abandons): elsewhere it is old content too.
 fn cq_holds_item(k: u32, v: u32) -> bool {
     if (v == OQ_VOID) {
-        return true;
+        return cq_abandons(k);
     }
     let unit = heap_unit_of(v);
     let chunk = unit >> OURO_CHUNK_SHIFT;
     return v != OQ_EMPTY && chunk < OURO_CHUNKS
         && atomicLoad(&heap_meta[OURO_CHUNK_INFO + chunk]) == k + 1u
         && (unit & (ouro_page_units(k) - 1u)) == 0u;
+}
+
+// A dequeuer gives up on a position whose word v never became an item. If v is neither
+// empty nor OQ_SKIP, it is old content not yet zeroed, and the item written there later
+// will never be dequeued: its page leaves circulation. Counted (OURO_STALE_DEQUEUES) so
+// that the loss shows in the report.
+fn cq_gave_up_on(v: u32) {
+    if (v != OQ_EMPTY && v != OQ_SKIP) {
+        atomicAdd(&heap_meta[OURO_STALE_DEQUEUES], 1u);
+    }
 }
 
 fn cq_enqueue(k: u32, item: u32) -> bool {

@@ -312,6 +312,7 @@ fn vq_dequeue(q: u32) -> u32 {
             taken = cq_holds_item(q, v);
         }
         if (!taken) {
+            cq_gave_up_on(v);
             return OQ_EMPTY;
         }
         // An item, or OQ_VOID (the enqueuer abandoned the position): ours to consume.

@@ -317,29 +317,34 @@ fn vl_advance(q: u32, c0: u32, back: bool) {
 // it leaves. Front moves run concurrently, and a mover whose CAS on old loses to another
 // must try again: when each mover made one attempt, every lost race left old one chunk
 // further behind for good (on the H200, a 16-byte fill of an 8 MiB P-VL heap ended with 21
-// queue chunks for 9 needed, and the pages lacked the difference). Bounded by
-// VL_RELEASE_TRIES attempts.
+// queue chunks for 9 needed, and the pages lacked the difference). Each attempt first takes
+// one chunk off the count of chunks behind front, and gives it back unless its CAS moved
+// old: concurrent movers then never move old more often than front moved ahead of the
+// trail (checking the count with a load let two movers both take the last chunk it
+// allowed). Bounded by VL_RELEASE_TRIES attempts.
 const VL_RELEASE_TRIES: u32 = 16u;
 
 fn vl_release_old(q: u32) {
     let d = ouro_queue_meta(q);
     let behind = ouro_vaq_base(q);
     for (var attempt = 0u; attempt < VL_RELEASE_TRIES; attempt++) {
-        if (atomicLoad(&heap_meta[behind]) <= OURO_VL_TRAIL) {
+        if (atomicSub(&heap_meta[behind], 1u) <= OURO_VL_TRAIL) {
+            atomicAdd(&heap_meta[behind], 1u);
             return;
         }
         let o = atomicLoad(&heap_meta[d + VL_OLD]);
-        if (o == 0u) {
-            return;
+        var on = 0u;
+        if (o != 0u) {
+            on = vl_next(o - 1u);
         }
-        let on = vl_next(o - 1u);
         if (on == 0u) {
+            atomicAdd(&heap_meta[behind], 1u);
             return;
         }
-        let y = atomicCompareExchangeWeak(&heap_meta[d + VL_OLD], o, on);
-        if (y.exchanged) {
-            atomicSub(&heap_meta[behind], 1u);
+        if (atomicCompareExchangeWeak(&heap_meta[d + VL_OLD], o, on).exchanged) {
             ouro_chunk_free(o - 1u);
+        } else {
+            atomicAdd(&heap_meta[behind], 1u);
         }
     }
 }
@@ -464,17 +469,21 @@ fn vl_dequeue(q: u32) -> u32 {
             break;
         }
     }
+    var seen = OQ_EMPTY;
     for (var attempt = 0u; attempt < 64u && item == OQ_EMPTY; attempt++) {
         let x = heap_atomic_cas(seg, w, OQ_EMPTY, OQ_SKIP);
         if (x.y == 1u) {
             return OQ_EMPTY; // its enqueuer finishes the position when it finds OQ_SKIP
         }
+        seen = x.x;
         if (cq_holds_item(q, x.x)) {
             item = heap_atomic_exchange(seg, w, OQ_EMPTY);
         }
     }
     if (item != OQ_EMPTY) {
         vl_finish(q, c, 0u, 1u);
+    } else {
+        cq_gave_up_on(seen);
     }
     return item;
 }

@@ -13,7 +13,9 @@
 //!                           with a queue reserve only; page_based.wgsl)
 //!  19 .. 23                 OURO_ENQUEUE_FAILS: failed enqueues by cause (queues/index_queue.wgsl,
 //!                           OQ_FAIL_*; [`EnqueueFailures`])
-//!  24 .. 31                 reserved
+//!  24                       OURO_STALE_DEQUEUES: dequeues of a virtualized page queue that
+//!                           gave up on old content in their slot (ouroboros.wgsl)
+//!  25 .. 31                 reserved
 //!  32 ..                    OURO_QUEUE_META: 12 words per queue (classes, then the chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
@@ -48,6 +50,7 @@ const FRESH_WORD: u64 = STAT_WORDS as u64;
 const LOST_UNITS_WORD: u64 = STAT_WORDS as u64 + 1;
 const PAGE_CHUNKS_WORD: u64 = STAT_WORDS as u64 + 2;
 const ENQUEUE_FAILS_WORD: u64 = STAT_WORDS as u64 + 3;
+const STALE_DEQUEUES_WORD: u64 = STAT_WORDS as u64 + 8;
 /// VAQ pointer words (queues/vaq.wgsl): chunk + 1 in the bits of `VQ_CHUNK_MASK` under a lap
 /// tag, `VQ_DEAD` + 1 there for a lap without storage and `VQ_BUSY` + 1 for one whose
 /// storage is being installed; so a VAQ heap has fewer than `VQ_BUSY` chunks.
@@ -430,6 +433,7 @@ impl OuroGeometry {
         constant("OURO_LOST_UNITS", LOST_UNITS_WORD);
         constant("OURO_PAGE_CHUNKS", PAGE_CHUNKS_WORD);
         constant("OURO_ENQUEUE_FAILS", ENQUEUE_FAILS_WORD);
+        constant("OURO_STALE_DEQUEUES", STALE_DEQUEUES_WORD);
         constant("OURO_QUEUE_META", self.queue_meta);
         constant("OURO_CHUNK_INFO", self.chunk_info);
         constant("OURO_LIVE_BITS", self.live_bits);

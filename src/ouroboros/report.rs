@@ -11,8 +11,8 @@
 use serde::Serialize;
 
 use super::{
-    OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, LOST_UNITS_WORD, VQ_BUSY,
-    VQ_CHUNK_MASK, VQ_DEAD,
+    OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, LOST_UNITS_WORD, STALE_DEQUEUES_WORD,
+    VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
 };
 use crate::error::Result;
 use crate::heap::GpuHeap;
@@ -45,6 +45,10 @@ pub struct OuroborosReport {
     pub lost_units: u32,
     /// Why enqueues failed, over the heap's lifetime and all its queues.
     pub enqueue_failures: EnqueueFailures,
+    /// Dequeues of a virtualized page queue that gave up on a slot holding a queue chunk's
+    /// earlier content (`OURO_STALE_DEQUEUES`): the item written there afterwards is never
+    /// dequeued, so its page leaves circulation without being counted in `lost_units`.
+    pub stale_dequeues: u32,
     /// One entry per size class.
     pub classes: Vec<ClassReport>,
     /// Whether the classes' pages live in queues of pages (page-based front end).
@@ -171,6 +175,9 @@ impl OuroborosReport {
                 f.no_memory, f.make_wait, f.search, f.slot_wait, f.moves
             );
         }
+        if self.stale_dequeues > 0 {
+            s += &format!(", {} dequeues gave up on old content", self.stale_dequeues);
+        }
         if let Some(u) = self.unaccounted_units() {
             s += &format!(", unaccounted {u} units");
         }
@@ -275,6 +282,7 @@ impl GpuHeap {
             unreachable_queue_chunks: reachable.map(|r: u32| queue_chunks.saturating_sub(r)),
             lost_units: head[LOST_UNITS_WORD as usize],
             enqueue_failures: EnqueueFailures::from_words(&head[ENQUEUE_FAILS_WORD as usize..]),
+            stale_dequeues: head[STALE_DEQUEUES_WORD as usize],
             classes,
             page_based,
             chunk_units: g.chunk_units,

@@ -332,33 +332,20 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     return rwm_malloc_lane(n);
 }
 
-// atomicAnd(&heap_meta[word], ~bits) if `take_part`, shared by the lanes of a subgroup that
-// clear bits of the same word (subgroup.wgsl); every lane in strategy_free calls it.
-fn rwm_clear_bits(word: u32, bits: u32, take_part: bool) -> u32 {
-#ifdef GPU_HEAP_SUBGROUPS
-    return sg_atomic_and(word, bits, take_part);
-#else
-    if (take_part) {
-        return atomicAnd(&heap_meta[word], ~bits);
-    }
-    return 0u;
-#endif
-}
-
-// One path for every lane, valid or not, so that the lanes of a subgroup meet at each
-// subgroup operation: after an aggregated malloc, the 32 lanes of a subgroup free pieces of
-// one run, and clear their start, end and used bits and return their units with one atomic
-// per word instead of one per lane.
 fn strategy_free(ptr: u32) -> HeapFree {
     let unit = heap_unit_of(ptr);
+    if ((unit >> RWM_UNIT_SHIFT) >= walk_live_items(RWM_UNITS, RWM_UNIT_SHIFT)
+        || (unit & ((1u << RWM_UNIT_SHIFT) - 1u)) != 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
     let u = unit >> RWM_UNIT_SHIFT;
-    let valid = u < walk_live_items(RWM_UNITS, RWM_UNIT_SHIFT)
-        && (unit & ((1u << RWM_UNIT_SHIFT) - 1u)) == 0u;
     let bit = 1u << (u & 31u);
-    let old = rwm_clear_bits(RWM_START + (u >> 5u), bit, valid);
-    var ok = valid && (old & bit) != 0u;
+    let old = atomicAnd(&heap_meta[RWM_START + (u >> 5u)], ~bit);
+    if ((old & bit) == 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
     var end = WALK_NONE;
-    for (var i = 0u; ok && i < RWM_MAX_WORDS; i++) {
+    for (var i = 0u; i < RWM_MAX_WORDS; i++) {
         let w = (u >> 5u) + i;
         if (w >= RWM_WORDS) {
             break;
@@ -372,26 +359,15 @@ fn strategy_free(ptr: u32) -> HeapFree {
             break;
         }
     }
-    if (ok && (end == WALK_NONE || end - u >= RWM_MAX_UNITS)) {
+    if (end == WALK_NONE || end - u >= RWM_MAX_UNITS) {
         // Not a finished allocation (its end bit is not visible yet): leave it as it was.
         atomicOr(&heap_meta[RWM_START + (u >> 5u)], bit);
-        ok = false;
-    }
-    _ = rwm_clear_bits(RWM_END + (end >> 5u), 1u << (end & 31u), ok);
-    let n = select(0u, end - u + 1u, ok);
-    let one_word = (u & 31u) + n <= 32u;
-    _ = rwm_clear_bits(RWM_USED + (u >> 5u), rwm_mask(u & 31u, max(n, 1u)), ok && one_word);
-    if (ok && !one_word) {
-        rwm_release(u, n);
-    }
-#ifdef GPU_HEAP_SUBGROUPS
-    sg_atomic_add(WALK_FREE, n);
-#else
-    walk_unreserve(n);
-#endif
-    if (!ok) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
+    atomicAnd(&heap_meta[RWM_END + (end >> 5u)], ~(1u << (end & 31u)));
+    let n = end - u + 1u;
+    rwm_release(u, n);
+    walk_unreserve(n);
     return HeapFree(n << RWM_UNIT_SHIFT, HEAP_OK);
 }
 

@@ -14,8 +14,10 @@ fn main() -> gpu_heap::Result<()> {
         Options::full()
     };
     let gpu = Gpu::open(None)?;
-    let report = bench::run(&gpu, &options, |done, total, what| {
-        eprintln!("[{done}/{total}] {what}");
+    let report = bench::run(&gpu, &options, |p| {
+        if let bench::Progress::Starting { done, total, what } = p {
+            eprintln!("[{done}/{total}] {what}");
+        }
     })?;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     std::fs::create_dir_all(&dir).map_err(|source| gpu_heap::Error::Io {

@@ -14,7 +14,7 @@ fn extra(r: &Record, key: &str) -> f64 {
 fn quick_suite_runs_and_measures_every_cell() {
     let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
     let options = Options::quick();
-    let report = bench::run(&gpu, &options, |_, _, _| {}).expect("the quick suite runs");
+    let report = bench::run(&gpu, &options, |_| {}).expect("the quick suite runs");
     let json = serde_json::to_value(&report).unwrap();
     for key in ["adapter", "date", "results"] {
         assert!(json.get(key).is_some(), "bench JSON lacks {key}");

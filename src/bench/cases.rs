@@ -192,7 +192,7 @@ fn capacity(options: &Options, limits: &wgpu::Limits) -> Capacity {
 pub(super) fn run(
     gpu: &Gpu,
     options: &Options,
-    mut progress: impl FnMut(usize, usize, &str),
+    mut progress: impl FnMut(super::Progress<'_>),
 ) -> Result<Report> {
     let mut cells = Vec::new();
     for &strategy in &options.strategies {
@@ -228,7 +228,11 @@ pub(super) fn run(
     let mut timer = super::Timer::Wall;
     for (done, &i) in order.iter().enumerate() {
         let cell = &cells[i];
-        progress(done, cells.len(), &cell.label());
+        progress(super::Progress::Starting {
+            done,
+            total: cells.len(),
+            what: &cell.label(),
+        });
         let key = heap_key(cell, options);
         if engine.as_ref().map(|(k, _)| *k) != Some(key) {
             drop(engine.take()); // release the old heap's memory before building the next
@@ -245,7 +249,7 @@ pub(super) fn run(
             };
             engine = Some((key, built));
         }
-        results[i] = Some(match &engine.as_ref().expect("built above").1 {
+        let record = match &engine.as_ref().expect("built above").1 {
             Ok(e) => {
                 timer = e.timer();
                 measure(e, cell, options)?
@@ -254,9 +258,15 @@ pub(super) fn run(
                 note: Some(format!("no heap: {why}")),
                 ..cell.record(options.rounds)
             },
-        });
+        };
+        progress(super::Progress::Finished(&record));
+        results[i] = Some(record);
     }
-    progress(cells.len(), cells.len(), "done");
+    progress(super::Progress::Starting {
+        done: cells.len(),
+        total: cells.len(),
+        what: "done",
+    });
     Ok(Report {
         adapter: gpu.describe(),
         date: chrono::Utc::now().format("%Y-%m-%d").to_string(),

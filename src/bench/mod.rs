@@ -230,11 +230,25 @@ pub struct Report {
     pub results: Vec<Record>,
 }
 
-/// Runs the suite on `gpu`, calling `progress(done, total, what)` before each cell.
+/// What [`run`] reports while it runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress<'a> {
+    /// Cell `done + 1` of `total`, named `what`, starts.
+    Starting {
+        done: usize,
+        total: usize,
+        what: &'a str,
+    },
+    /// A cell finished: its record, as it will appear in the report (so that a run cut
+    /// short can still show what it measured).
+    Finished(&'a Record),
+}
+
+/// Runs the suite on `gpu`, calling `progress` before and after each cell.
 pub fn run(
     gpu: &Gpu,
     options: &Options,
-    progress: impl FnMut(usize, usize, &str),
+    progress: impl FnMut(Progress<'_>),
 ) -> crate::Result<Report> {
     cases::run(gpu, options, progress)
 }

@@ -788,6 +788,33 @@ fn run_conformance(
     })
 }
 
+/// One line of the result table.
+fn bench_row(r: &bench::Record) -> String {
+    let ms = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.4}"));
+    let size = match r.size_hi {
+        Some(hi) => format!("{}..{}", r.size, hi),
+        None => r.size.to_string(),
+    };
+    let mut notes: Vec<String> = r.extra.iter().map(|(k, v)| format!("{k}={v:.4}")).collect();
+    if r.failed {
+        notes.insert(
+            0,
+            format!("FAILED {:?} corrupted={}", r.failures, r.corrupted),
+        );
+    }
+    notes.extend(r.note.clone());
+    format!(
+        "{:<16} {:<10} {:>8} {:>11} {:>10} {:>10}  {}",
+        r.test,
+        r.strategy,
+        r.threads,
+        size,
+        ms(r.malloc_ms),
+        ms(r.free_ms),
+        notes.join(" ")
+    )
+}
+
 fn run_bench(
     gpu: &Gpu,
     options: &bench::Options,
@@ -809,16 +836,20 @@ fn run_bench(
     // so a run cut short still shows how far it got.
     let log = !std::io::IsTerminal::is_terminal(&std::io::stderr());
     let started = std::time::Instant::now();
-    let report = bench::run(gpu, options, |done, total, what| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-        bar.set_message(what.to_owned());
-        if log {
-            eprintln!(
-                "[{done}/{total} {:.1}s] {what}",
-                started.elapsed().as_secs_f64()
-            );
+    let report = bench::run(gpu, options, |p| match p {
+        bench::Progress::Starting { done, total, what } => {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(what.to_owned());
+            if log {
+                eprintln!(
+                    "[{done}/{total} {:.1}s] {what}",
+                    started.elapsed().as_secs_f64()
+                );
+            }
         }
+        bench::Progress::Finished(r) if log => eprintln!("{}", bench_row(r)),
+        bench::Progress::Finished(_) => {}
     })?;
     bar.finish_and_clear();
     println!("timer: {:?}", report.timer);
@@ -826,30 +857,8 @@ fn run_bench(
         "{:<16} {:<10} {:>8} {:>11} {:>10} {:>10}  notes",
         "test", "strategy", "threads", "size", "malloc ms", "free ms"
     );
-    let ms = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.4}"));
     for r in &report.results {
-        let size = match r.size_hi {
-            Some(hi) => format!("{}..{}", r.size, hi),
-            None => r.size.to_string(),
-        };
-        let mut notes: Vec<String> = r.extra.iter().map(|(k, v)| format!("{k}={v:.4}")).collect();
-        if r.failed {
-            notes.insert(
-                0,
-                format!("FAILED {:?} corrupted={}", r.failures, r.corrupted),
-            );
-        }
-        notes.extend(r.note.clone());
-        println!(
-            "{:<16} {:<10} {:>8} {:>11} {:>10} {:>10}  {}",
-            r.test,
-            r.strategy,
-            r.threads,
-            size,
-            ms(r.malloc_ms),
-            ms(r.free_ms),
-            notes.join(" ")
-        );
+        println!("{}", bench_row(r));
     }
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&report).expect("serialisable");

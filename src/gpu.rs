@@ -69,7 +69,7 @@ impl Gpu {
 }
 
 /// Adapter identity, as written into result files.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AdapterDescription {
     pub name: String,
     pub backend: String,

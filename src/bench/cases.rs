@@ -157,7 +157,8 @@ fn heap_key(cell: &Cell, options: &Options) -> HeapKey {
     } else {
         options.heap_size
     };
-    let page = if cell.strategy.has_fixed_pages() {
+    // Init measures the heap the strategy is configured with by default.
+    let page = if cell.strategy.has_fixed_pages() && cell.test != Test::Init {
         cell.size_hi.max(16).next_power_of_two()
     } else {
         HeapConfig::new(size).page_size
@@ -225,7 +226,7 @@ pub(super) fn run(
     // error of the run: its cells say why they have no numbers.
     let mut engine: Option<(HeapKey, std::result::Result<Engine, String>)> = None;
     let mut results: Vec<Option<Record>> = vec![None; cells.len()];
-    let mut timer = super::Timer::Wall;
+    let timer = super::Timer::of(&gpu.device);
     for (done, &i) in order.iter().enumerate() {
         let cell = &cells[i];
         progress(super::Progress::Starting {
@@ -250,10 +251,7 @@ pub(super) fn run(
             engine = Some((key, built));
         }
         let record = match &engine.as_ref().expect("built above").1 {
-            Ok(e) => {
-                timer = e.timer();
-                measure(e, cell, options)?
-            }
+            Ok(e) => measure(e, cell, options)?,
             Err(why) => Record {
                 note: Some(format!("no heap: {why}")),
                 ..cell.record(options.rounds)

@@ -56,6 +56,17 @@ pub enum Timer {
     Wall,
 }
 
+impl Timer {
+    /// How passes on `device` are timed.
+    pub fn of(device: &wgpu::Device) -> Timer {
+        if device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+            Timer::Gpu
+        } else {
+            Timer::Wall
+        }
+    }
+}
+
 /// The kernels a test case can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kernel {
@@ -184,22 +195,19 @@ impl Engine {
             heap.compute_pipeline("scan_sums", &module, "scan_sums", &others)?,
             heap.compute_pipeline("scan_add", &module, "scan_add", &others)?,
         ];
-        let timestamps = device
-            .features()
-            .contains(wgpu::Features::TIMESTAMP_QUERY)
-            .then(|| {
-                let set = device.create_query_set(&wgpu::QuerySetDescriptor {
-                    label: Some("bench timestamps"),
-                    ty: wgpu::QueryType::Timestamp,
-                    count: 2,
-                });
-                let resolve = buffer(
-                    "bench timestamps",
-                    16,
-                    wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                );
-                (set, resolve)
+        let timestamps = (Timer::of(&device) == Timer::Gpu).then(|| {
+            let set = device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("bench timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
             });
+            let resolve = buffer(
+                "bench timestamps",
+                16,
+                wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            );
+            (set, resolve)
+        });
         let group = buffer_group(
             &device,
             "bench",
@@ -225,14 +233,6 @@ impl Engine {
             timestamps,
             watchdog,
         })
-    }
-
-    pub fn timer(&self) -> Timer {
-        if self.timestamps.is_some() {
-            Timer::Gpu
-        } else {
-            Timer::Wall
-        }
     }
 
     pub fn has(&self, kernel: Kernel) -> bool {

@@ -206,6 +206,10 @@ enum Command {
         /// Write the merged results as CSV here.
         #[arg(long)]
         csv: Option<PathBuf>,
+        /// Write the merged results as JSON here (the files must come from one adapter,
+        /// timer and heap size).
+        #[arg(long)]
+        merged_json: Option<PathBuf>,
     },
     /// Print a self-contained alloc.wgsl for WebGPU users outside Rust.
     Flatten {
@@ -546,6 +550,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             plots,
             markdown,
             csv,
+            merged_json,
         } => {
             let mut merged: Option<bench::Report> = None;
             for path in json {
@@ -561,10 +566,31 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                     })?;
                 match &mut merged {
                     None => merged = Some(report),
-                    Some(m) => m.results.extend(report.results),
+                    Some(m) => {
+                        if (&m.adapter, m.timer, m.heap_size, m.rounds)
+                            != (
+                                &report.adapter,
+                                report.timer,
+                                report.heap_size,
+                                report.rounds,
+                            )
+                        {
+                            return Err(gpu_heap::Error::InvalidConfig(format!(
+                                "{} is from another run (adapter, timer, heap size or rounds \
+                                 differ from the first file's): its times do not compare",
+                                path.display()
+                            )));
+                        }
+                        m.results.extend(report.results);
+                    }
                 }
             }
             let report = merged.expect("clap requires one file");
+            if let Some(path) = merged_json {
+                let text = serde_json::to_string_pretty(&report).expect("serialisable");
+                std::fs::write(&path, text)
+                    .map_err(|source| gpu_heap::Error::Io { path, source })?;
+            }
             if let Some(path) = markdown {
                 std::fs::write(&path, bench::comparison(&report))
                     .map_err(|source| gpu_heap::Error::Io { path, source })?;

@@ -485,6 +485,9 @@ fn out_of_memory(e: &Engine, params: Params, mut record: Record) -> Result<Recor
     record.failed = failures.total() > failures.out_of_memory || rounds > theoretical;
     if rounds > theoretical {
         record.note = Some("handed out more than the heap holds".into());
+    } else if let Some(report) = e.heap.ouroboros_report()? {
+        // Where the memory was when mallocs found none (utilisation below 1 is the question).
+        record.note = Some(format!("heap when it ran out: {}", report.summary()));
     }
     Ok(record)
 }

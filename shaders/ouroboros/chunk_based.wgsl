@@ -3,12 +3,14 @@
 // tokens lie, how they are placed, read and removed), on virtualized queues (ouro-c-va,
 // ouro-c-vl; section 5): the class queue holds tokens of chunks that have free pages; a bulk
 // semaphore counts the free pages on them. malloc waits on the semaphore for one page, then
-// walks the queue from its front, and on the first chunk whose count it can decrement it
-// claims a page through the chunk's bitmask. Whoever takes a chunk's last page removes its
-// token (the paper's DEQUEUE mode); whoever brings a chunk's count from zero back to one
-// (a free, or a walker undoing its decrement: the paper's RE_ENQUEUE case) puts a token
-// back. A free that makes every page of the chunk free takes the chunk's pages out of the
-// semaphore, removes its token and returns the chunk to the pool, so it can serve any class.
+// walks the queue, and on the first chunk whose count it can decrement it claims a page
+// through the chunk's bitmask. Unlike the paper's walkers, which all start at the front,
+// ours start at a random offset into the live tokens (cb_find says why). Whoever takes a
+// chunk's last page removes its token (the paper's DEQUEUE mode); whoever brings a chunk's
+// count from zero back to one (a free, or a walker undoing its decrement: the paper's
+// RE_ENQUEUE case) puts a token back. A free that makes every page of the chunk free takes
+// the chunk's pages out of the semaphore, removes its token and returns the chunk to the
+// pool, so it can serve any class.
 //
 // State per chunk c (heap_meta): OURO_CB_COUNT + c free pages not yet claimed (i32;
 // OURO_CB_RETIRED, plus walkers' momentary decrements, while c is not a chunk-based page

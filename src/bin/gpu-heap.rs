@@ -206,8 +206,8 @@ enum Command {
         /// Write the merged results as CSV here.
         #[arg(long)]
         csv: Option<PathBuf>,
-        /// Write the merged results as JSON here (the files must come from one adapter,
-        /// timer and heap size).
+        /// Write the merged results as JSON here (every file must come from one adapter,
+        /// timer, heap size and round count, or the merge is refused).
         #[arg(long)]
         merged_json: Option<PathBuf>,
     },

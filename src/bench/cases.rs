@@ -317,14 +317,18 @@ fn finish(e: &Engine, record: &mut Record, failures: Failures, corrupted: u64) -
     record.failed = failures.total() > 0 || corrupted > 0;
     record.malloc_ms = record.malloc.map(|t| t.median);
     record.free_ms = record.free.map(|t| t.median);
-    // Where an Ouroboros heap's memory was when the cell ended: its chunks by use and its
-    // failed enqueues by cause say why mallocs found none.
     if record.failed && record.note.is_none() {
-        if let Some(report) = e.heap.ouroboros_report()? {
-            record.note = Some(format!("heap at the end: {}", report.summary()));
-        }
+        record.note = audit_note(e, "at the end")?;
     }
     Ok(())
+}
+
+/// Where an Ouroboros heap's memory is (`None` for other strategies): its chunks by use and
+/// its failed enqueues by cause say why mallocs found none.
+fn audit_note(e: &Engine, when: &str) -> Result<Option<String>> {
+    Ok(e.heap
+        .ouroboros_report()?
+        .map(|report| format!("heap {when}: {}", report.summary())))
 }
 
 fn measure(e: &Engine, cell: &Cell, options: &Options) -> Result<Record> {
@@ -483,12 +487,12 @@ fn out_of_memory(e: &Engine, params: Params, mut record: Record) -> Result<Recor
     // Running out is the point here: only failures other than out-of-memory mark the cell.
     record.failures = failures;
     record.failed = failures.total() > failures.out_of_memory || rounds > theoretical;
-    if rounds > theoretical {
-        record.note = Some("handed out more than the heap holds".into());
-    } else if let Some(report) = e.heap.ouroboros_report()? {
-        // Where the memory was when mallocs found none (utilisation below 1 is the question).
-        record.note = Some(format!("heap when it ran out: {}", report.summary()));
-    }
+    // Utilisation below 1 is the question here, so every Ouroboros cell gets the audit.
+    record.note = if rounds > theoretical {
+        Some("handed out more than the heap holds".into())
+    } else {
+        audit_note(e, "when it ran out")?
+    };
     Ok(record)
 }
 

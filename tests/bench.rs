@@ -14,7 +14,32 @@ fn extra(r: &Record, key: &str) -> f64 {
 fn quick_suite_runs_and_measures_every_cell() {
     let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
     let options = Options::quick();
-    let report = bench::run(&gpu, &options, |_| {}).expect("the quick suite runs");
+    // Each finished cell comes with the report so far: one more result, one fewer to go.
+    let (mut total, mut finished) = (0, 0);
+    let report = bench::run(&gpu, &options, |p| match p {
+        bench::Progress::Starting { total: t, .. } => total = t,
+        bench::Progress::Finished { record, report } => {
+            finished += 1;
+            assert_eq!(report.results.len(), finished);
+            assert_eq!(report.unfinished, total - finished);
+            let same = |r: &&Record| {
+                (&r.test, &r.strategy, r.threads, r.size, r.size_hi)
+                    == (
+                        &record.test,
+                        &record.strategy,
+                        record.threads,
+                        record.size,
+                        record.size_hi,
+                    )
+            };
+            assert!(
+                report.results.iter().any(|r| same(&r)),
+                "{record:?} not in the report"
+            );
+        }
+    })
+    .expect("the quick suite runs");
+    assert_eq!((finished, report.unfinished), (report.results.len(), 0));
     let json = serde_json::to_value(&report).unwrap();
     for key in ["adapter", "date", "results"] {
         assert!(json.get(key).is_some(), "bench JSON lacks {key}");

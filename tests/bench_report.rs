@@ -20,6 +20,7 @@ fn report(adapter: &str, strategy: &str) -> Report {
         rounds: 5,
         quick: true,
         growable: false,
+        unfinished: 0,
         results: vec![Record {
             test: "alloc".into(),
             strategy: strategy.into(),
@@ -44,7 +45,11 @@ fn merges_one_run_and_refuses_another_adapter() {
     let dir = std::env::temp_dir().join(format!("gpu-heap-bench-report-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let a = write(&dir, "a.json", &report("GPU A", "bump"));
-    let b = write(&dir, "b.json", &report("GPU A", "rw-bm"));
+    let cut_short = Report {
+        unfinished: 2,
+        ..report("GPU A", "rw-bm")
+    };
+    let b = write(&dir, "b.json", &cut_short);
     let other = write(&dir, "other.json", &report("GPU B", "corw"));
     let merged = dir.join("merged.json");
     let bin = env!("CARGO_BIN_EXE_gpu-heap");
@@ -62,6 +67,15 @@ fn merges_one_run_and_refuses_another_adapter() {
     let m: Report = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
     let strategies: Vec<_> = m.results.iter().map(|r| r.strategy.as_str()).collect();
     assert_eq!(strategies, ["bump", "rw-bm"]);
+    assert_eq!(
+        m.unfinished, 2,
+        "the merged run lost count of unfinished cells"
+    );
+    let out = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        out.contains("2 cells of these runs were not finished"),
+        "{out}"
+    );
 
     let refused = Command::new(bin)
         .args(["bench-report", &a, &other])

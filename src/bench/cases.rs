@@ -226,7 +226,17 @@ pub(super) fn run(
     // error of the run: its cells say why they have no numbers.
     let mut engine: Option<(HeapKey, std::result::Result<Engine, String>)> = None;
     let mut results: Vec<Option<Record>> = vec![None; cells.len()];
-    let timer = super::Timer::of(&gpu.device);
+    let mut report = Report {
+        adapter: gpu.describe(),
+        date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+        timer: super::Timer::of(&gpu.device),
+        heap_size: options.heap_size,
+        rounds: options.rounds,
+        quick: options.quick,
+        growable: options.growable,
+        results: Vec::new(),
+        unfinished: cells.len(),
+    };
     for (done, &i) in order.iter().enumerate() {
         let cell = &cells[i];
         progress(super::Progress::Starting {
@@ -257,24 +267,21 @@ pub(super) fn run(
                 ..cell.record(options.rounds)
             },
         };
-        progress(super::Progress::Finished(&record));
         results[i] = Some(record);
+        report.results = results.iter().flatten().cloned().collect();
+        report.unfinished = cells.len() - done - 1;
+        progress(super::Progress::Finished {
+            record: results[i].as_ref().expect("stored above"),
+            report: &report,
+        });
     }
     progress(super::Progress::Starting {
         done: cells.len(),
         total: cells.len(),
         what: "done",
     });
-    Ok(Report {
-        adapter: gpu.describe(),
-        date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
-        timer,
-        heap_size: options.heap_size,
-        rounds: options.rounds,
-        quick: options.quick,
-        growable: options.growable,
-        results: results.into_iter().flatten().collect(),
-    })
+    report.results = results.into_iter().flatten().collect();
+    Ok(report)
 }
 
 /// Failure counters that survive the resets between rounds of strategies without reuse.

@@ -228,6 +228,10 @@ pub struct Report {
     /// Heaps that can grow (see [`Options::growable`]).
     pub growable: bool,
     pub results: Vec<Record>,
+    /// Cells of the run not in `results` yet: nonzero only in the reports that
+    /// [`Progress::Finished`] hands out while the run goes on.
+    #[serde(default)]
+    pub unfinished: usize,
 }
 
 /// What [`run`] reports while it runs.
@@ -239,9 +243,12 @@ pub enum Progress<'a> {
         total: usize,
         what: &'a str,
     },
-    /// A cell finished: its record, as it will appear in the report (so that a run cut
-    /// short can still show what it measured).
-    Finished(&'a Record),
+    /// A cell finished: its record, and the report of every cell finished so far (so that a
+    /// run cut short keeps what it measured).
+    Finished {
+        record: &'a Record,
+        report: &'a Report,
+    },
 }
 
 /// Runs the suite on `gpu`, calling `progress` before and after each cell.

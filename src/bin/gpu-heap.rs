@@ -582,14 +582,19 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                             )));
                         }
                         m.results.extend(report.results);
+                        m.unfinished += report.unfinished;
                     }
                 }
             }
             let report = merged.expect("clap requires one file");
-            if let Some(path) = merged_json {
-                let text = serde_json::to_string_pretty(&report).expect("serialisable");
-                std::fs::write(&path, text)
-                    .map_err(|source| gpu_heap::Error::Io { path, source })?;
+            if report.unfinished > 0 {
+                println!(
+                    "{} cells of these runs were not finished (runs cut short)",
+                    report.unfinished
+                );
+            }
+            if let Some(path) = &merged_json {
+                write_report(&report, path)?;
             }
             if let Some(path) = markdown {
                 std::fs::write(&path, bench::comparison(&report))
@@ -815,6 +820,19 @@ fn run_conformance(
 }
 
 /// One line of the result table.
+/// Writes `report` as JSON to `path` through a temporary file, so the file always holds a
+/// whole report even if the process is killed while writing.
+fn write_report(report: &bench::Report, path: &std::path::Path) -> gpu_heap::Result<()> {
+    let text = serde_json::to_string_pretty(report).expect("serialisable");
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|source| gpu_heap::Error::Io {
+            path: path.to_owned(),
+            source,
+        })
+}
+
 fn bench_row(r: &bench::Record) -> String {
     let ms = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.4}"));
     let size = match r.size_hi {
@@ -874,8 +892,17 @@ fn run_bench(
                 );
             }
         }
-        bench::Progress::Finished(r) if log => eprintln!("{}", bench_row(r)),
-        bench::Progress::Finished(_) => {}
+        bench::Progress::Finished { record, report } => {
+            if log {
+                eprintln!("{}", bench_row(record));
+            }
+            // Rewritten after every cell, so a run that is killed keeps what it measured.
+            if let Some(path) = &json {
+                if let Err(e) = write_report(report, path) {
+                    eprintln!("{e}");
+                }
+            }
+        }
     })?;
     bar.finish_and_clear();
     println!("timer: {:?}", report.timer);
@@ -886,9 +913,8 @@ fn run_bench(
     for r in &report.results {
         println!("{}", bench_row(r));
     }
-    if let Some(path) = json {
-        let text = serde_json::to_string_pretty(&report).expect("serialisable");
-        std::fs::write(&path, text).map_err(|source| gpu_heap::Error::Io { path, source })?;
+    if let Some(path) = &json {
+        write_report(&report, path)?;
     }
     if let Some(path) = csv {
         bench::write_csv(&report, &path)?;

@@ -22,18 +22,17 @@ fn quick_suite_runs_and_measures_every_cell() {
             finished += 1;
             assert_eq!(report.results.len(), finished);
             assert_eq!(report.unfinished, total - finished);
-            let same = |r: &&Record| {
-                (&r.test, &r.strategy, r.threads, r.size, r.size_hi)
-                    == (
-                        &record.test,
-                        &record.strategy,
-                        record.threads,
-                        record.size,
-                        record.size_hi,
-                    )
+            let cell = |r: &Record| {
+                (
+                    r.test.clone(),
+                    r.strategy.clone(),
+                    r.threads,
+                    r.size,
+                    r.size_hi,
+                )
             };
             assert!(
-                report.results.iter().any(|r| same(&r)),
+                report.results.iter().any(|r| cell(r) == cell(record)),
                 "{record:?} not in the report"
             );
         }

@@ -819,7 +819,6 @@ fn run_conformance(
     })
 }
 
-/// One line of the result table.
 /// Writes `report` as JSON to `path` through a temporary file, so the file always holds a
 /// whole report even if the process is killed while writing.
 fn write_report(report: &bench::Report, path: &std::path::Path) -> gpu_heap::Result<()> {
@@ -833,6 +832,7 @@ fn write_report(report: &bench::Report, path: &std::path::Path) -> gpu_heap::Res
         })
 }
 
+/// One line of the result table.
 fn bench_row(r: &bench::Record) -> String {
     let ms = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.4}"));
     let size = match r.size_hi {

@@ -1,7 +1,7 @@
 //! The benchmark suite's quick version on the default adapter (lavapipe in CI), so the suite
 //! never rots. Checks what every cell measured, never how fast: no timing thresholds.
 
-use gpu_heap::bench::{self, Options, Record};
+use gpu_heap::bench::{self, Options, Record, Test};
 use gpu_heap::{Gpu, Strategy};
 
 fn extra(r: &Record, key: &str) -> f64 {
@@ -105,4 +105,28 @@ fn quick_suite_runs_and_measures_every_cell() {
     let csv = std::fs::read_to_string(dir.join("bench.csv")).unwrap();
     assert_eq!(csv.lines().count(), report.results.len() + 1);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_cell_over_its_budget_stops_and_says_so() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let options = Options {
+        strategies: vec![Strategy::Bump],
+        tests: vec![Test::Alloc, Test::Accumulate, Test::Fragmentation],
+        cell_budget: Some(std::time::Duration::ZERO),
+        ..Options::quick()
+    };
+    let report = bench::run(&gpu, &options, |_| {}).expect("the cut suite runs");
+    assert!(!report.results.is_empty());
+    for r in &report.results {
+        let note = r.note.as_deref().unwrap_or_default();
+        if r.test == "fragmentation" {
+            assert_eq!(extra(r, "rounds_between"), 1.0, "{r:?}");
+            assert!(note.contains("1 of 5 rounds of free and malloc"), "{note}");
+        } else {
+            assert_eq!(r.rounds, 1, "{r:?}");
+            assert!(r.malloc_ms.is_some(), "{r:?}: no time from its one round");
+            assert!(note.starts_with("1 of 5"), "{note}");
+        }
+    }
 }

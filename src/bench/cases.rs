@@ -330,6 +330,24 @@ fn finish(e: &Engine, record: &mut Record, failures: Failures, corrupted: u64) -
     Ok(())
 }
 
+/// Whether a cell that started at `started` has used up its budget (`Options::cell_budget`).
+fn over_budget(options: &Options, started: Instant) -> bool {
+    options.cell_budget.is_some_and(|b| started.elapsed() >= b)
+}
+
+/// Says in `record`'s note that the cell ran `ran` of its `planned` rounds.
+fn note_cut(record: &mut Record, options: &Options, ran: u32, planned: u32, what: &str) {
+    if ran >= planned {
+        return;
+    }
+    let budget = options.cell_budget.map_or(0.0, |b| b.as_secs_f64());
+    let cut = format!("{ran} of {planned} {what}: the cell ran past its budget of {budget} s");
+    record.note = Some(match record.note.take() {
+        Some(note) => format!("{cut}; {note}"),
+        None => cut,
+    });
+}
+
 /// Where an Ouroboros heap's memory is (`None` for other strategies): its chunks by use and
 /// its failed enqueues by cause say why mallocs found none.
 fn audit_note(e: &Engine, when: &str) -> Result<Option<String>> {
@@ -381,6 +399,7 @@ fn survey(
     };
     let mut log = FailureLog::new(e)?;
     let (mut mallocs, mut frees) = (Vec::new(), Vec::new());
+    let started = Instant::now();
     for round in 0..=options.rounds {
         let m = e.run(malloc, params)?;
         e.run(Kernel::Write, params)?;
@@ -390,12 +409,18 @@ fn survey(
             frees.push(f);
         }
         log.end_round(e, cell.strategy)?;
+        if round > 0 && over_budget(options, started) {
+            break;
+        }
     }
     log.note(e)?;
     record.malloc = Timing::of(&mallocs);
     record.free = Timing::of(&frees);
+    record.rounds = mallocs.len() as u32;
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
     finish(e, &mut record, log.total, corrupted)?;
+    let ran = record.rounds;
+    note_cut(&mut record, options, ran, options.rounds, "timed rounds");
     Ok(record)
 }
 
@@ -404,14 +429,21 @@ fn survey(
 fn accumulate(e: &Engine, params: Params, options: &Options, mut record: Record) -> Result<Record> {
     let log = FailureLog::new(e)?;
     let mut mallocs = Vec::new();
+    let started = Instant::now();
     for _ in 0..options.rounds {
         mallocs.push(e.run(Kernel::Malloc, params)?);
         e.run(Kernel::Write, params)?;
+        if over_budget(options, started) {
+            break;
+        }
     }
     let failures = e.failures()?.since(&log.since);
     record.malloc = Timing::of(&mallocs);
+    record.rounds = mallocs.len() as u32;
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
     finish(e, &mut record, failures, corrupted)?;
+    let ran = record.rounds;
+    note_cut(&mut record, options, ran, options.rounds, "rounds");
     Ok(record)
 }
 
@@ -438,11 +470,17 @@ fn fragmentation(
     e.run(Kernel::Malloc, params)?;
     e.run(Kernel::Write, params)?;
     let first = address_range(&e.handles(params.threads)?, size);
-    let rounds = fragmentation_rounds(options.quick);
-    for _ in 0..rounds {
+    let planned = fragmentation_rounds(options.quick);
+    let started = Instant::now();
+    let mut rounds = 0;
+    while rounds < planned {
         e.run(Kernel::Free, params)?;
         e.run(Kernel::Malloc, params)?;
         e.run(Kernel::Write, params)?;
+        rounds += 1;
+        if over_budget(options, started) {
+            break;
+        }
     }
     let after = address_range(&e.handles(params.threads)?, size);
     let ideal = params.threads as u64 * e.heap.layout().granted_bytes(size);
@@ -459,6 +497,13 @@ fn fragmentation(
     if !e.heap.config().strategy.reuses_memory() {
         record.note = Some("free releases nothing: the rounds run out of memory".into());
     }
+    note_cut(
+        &mut record,
+        options,
+        rounds,
+        planned,
+        "rounds of free and malloc",
+    );
     Ok(record)
 }
 

@@ -123,6 +123,11 @@ pub struct Options {
     /// Heaps that can grow: `heap_size` committed, twice as much reserved
     /// (`HeapConfig::max_size`): measures what the runtime committed limit costs.
     pub growable: bool,
+    /// Wall time after which a cell runs no more rounds: alloc-type cells stop their timed
+    /// rounds (after at least one), fragmentation its rounds of free and malloc. Such a
+    /// cell's `rounds` (or `rounds_between`) counts what ran, and its note says it was
+    /// cut. `None`: every cell runs in full.
+    pub cell_budget: Option<Duration>,
 }
 
 impl Options {
@@ -139,6 +144,7 @@ impl Options {
             only_threads: Vec::new(),
             only_sizes: Vec::new(),
             growable: false,
+            cell_budget: None,
         }
     }
 

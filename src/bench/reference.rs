@@ -126,7 +126,15 @@ pub fn comparison(report: &Report) -> String {
                     "| {} × {} B | {op} | {} | {} | {} | {ratio} |",
                     row.0,
                     row.1,
-                    ours.map_or("–".into(), |r| format!("{} ({})", ms(key(r)), r.strategy)),
+                    ours.map_or("–".into(), |r| {
+                        // A cell cut by its budget says over how many rounds it is a median.
+                        let cut = if r.rounds < report.rounds {
+                            format!(", {} rounds", r.rounds)
+                        } else {
+                            String::new()
+                        };
+                        format!("{} ({}{cut})", ms(key(r)), r.strategy)
+                    }),
                     ms(bump),
                     reference.map_or("–".into(), |(v, n)| format!("{v} ({n})")),
                 );

@@ -90,6 +90,10 @@ enum Command {
         /// Seconds one dispatch may take before it counts as hung.
         #[arg(long, default_value_t = 60)]
         watchdog_secs: u64,
+        /// Seconds after which a cell runs no more rounds (after at least one timed round);
+        /// its record counts the rounds that ran and its note says it was cut.
+        #[arg(long)]
+        cell_secs: Option<u64>,
         /// Write the results as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -330,6 +334,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             sizes,
             quick,
             watchdog_secs,
+            cell_secs,
             json,
             csv,
             plots,
@@ -356,6 +361,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             options.only_sizes = sizes;
             options.growable = growable;
             options.watchdog = Duration::from_secs(watchdog_secs);
+            options.cell_budget = cell_secs.map(Duration::from_secs);
             run_bench(&gpu, &options, json, csv, plots, markdown)
         }
         Command::Tas {

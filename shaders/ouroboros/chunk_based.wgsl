@@ -172,7 +172,8 @@ fn cb_token_removed(c: u32) -> bool {
 // live part [f, back): the paper's walkers all start at the front, so with N of them at once
 // on chunks of B pages the walker of rank r passes about r / B full chunks, a decrement and
 // an undo on each (on the H200, 1.4 s for 100k mallocs of 1 KiB). One walker in
-// CB_FRONT_WALKERS still starts at the front and moves the hint past removed positions there.
+// CB_FRONT_WALKERS still starts at the front and moves the hint past removed positions there
+// (never past back, where insertions land).
 // A chunk whose count reads zero or less is passed without the decrement: passing a chunk
 // is always allowed, and this keeps walkers off the atomics of chunks that are full.
 // (NIR inlines every call: cb_requeue, which inlines an insertion, has one call site in
@@ -193,8 +194,13 @@ fn cb_find(k: u32, spread: u32) -> u32 {
         let pos = f + (offset + i) % n;
         let v = ct_load(k, pos);
         if (ct_passable(k, pos, v, back)) {
-            if (leading_empty) {
-                // Move the scan hint past empty (removed) positions at the front.
+            if (leading_empty && back - pos - 1u < 0x80000000u) {
+                // Move the scan hint past empty (removed) positions at the front, never past
+                // back: insertions land at back or after it, and on the standard ring a
+                // hint that ran ahead of them (over the empty slots of a drained ring) left
+                // every new token almost a lap ahead of it: walks from the hint read about
+                // 2^21 slots of an 8 GiB heap's ring before they reached one (our reading of
+                // ouro-c-s's 0.8 s rounds on the H200, BENCHMARKS.md).
                 atomicCompareExchangeWeak(&heap_meta[qm + 2u], pos, pos + 1u);
             }
             continue;

@@ -49,8 +49,9 @@
 // Loops, all bounded: RWM_RANDOM_STEPS random steps, each a grid slot (at most
 // RWM_MAX_WORDS words, two of them) and a window of ceil(n / 32) + 1 words after a look back of at most
 // ceil(n / 32) words; then
-// a sweep of every committed word once from a random start (a lost claim resumes it after
-// the run's first word, so it restarts fewer times than it has words); claims and releases
+// a sweep of every committed word once from a random start (a lost claim resumes it at the
+// word after the run's first word, or the next word, so it restarts fewer times than it has
+// words); claims and releases
 // visit at most RWM_MAX_WORDS words; free's
 // search for the end bit reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
 
@@ -238,12 +239,15 @@ fn rwm_walk(n: u32, seed: u32) -> u32 {
         if (rwm_claim(s, n)) {
             return s;
         }
-        // Resume at the word after the run's first word.
-        var skip = (s >> 5u) + words - w;
-        if (skip >= words) {
-            skip -= words;
+        // Resume at the word after the run's first word. A run that the scan's look back
+        // found (at most ceil(n / 32) words) starts before w, almost a lap ahead by this
+        // count: then resume at the next word instead of ending the sweep.
+        var d = (s >> 5u) + words - w;
+        if (d >= words) {
+            d -= words;
         }
-        skip = min(skip + 1u, left);
+        let behind = d + (n + 31u) / 32u >= words;
+        let skip = select(min(d + 1u, left), 1u, behind);
         left -= skip;
         w += skip;
         if (w >= words) {

@@ -225,7 +225,8 @@ pub(super) fn run(
     // A heap this device cannot hold (say, a flag per 16-byte page of 8 GiB) is not an
     // error of the run: its cells say why they have no numbers.
     let mut engine: Option<(HeapKey, std::result::Result<Engine, String>)> = None;
-    let mut results: Vec<Option<Record>> = vec![None; cells.len()];
+    // Records in the order cells finish, with their index in `cells`.
+    let mut finished: Vec<usize> = Vec::with_capacity(cells.len());
     let mut report = Report {
         adapter: gpu.describe(),
         date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
@@ -267,11 +268,11 @@ pub(super) fn run(
                 ..cell.record(options.rounds)
             },
         };
-        results[i] = Some(record);
-        report.results = results.iter().flatten().cloned().collect();
+        report.results.push(record);
+        finished.push(i);
         report.unfinished = cells.len() - done - 1;
         progress(super::Progress::Finished {
-            record: results[i].as_ref().expect("stored above"),
+            record: report.results.last().expect("pushed above"),
             report: &report,
         });
     }
@@ -280,7 +281,10 @@ pub(super) fn run(
         total: cells.len(),
         what: "done",
     });
-    report.results = results.into_iter().flatten().collect();
+    // Back to the order of the options.
+    let mut by_cell: Vec<(usize, Record)> = finished.into_iter().zip(report.results).collect();
+    by_cell.sort_by_key(|(i, _)| *i);
+    report.results = by_cell.into_iter().map(|(_, r)| r).collect();
     Ok(report)
 }
 

@@ -123,10 +123,11 @@ pub struct Options {
     /// Heaps that can grow: `heap_size` committed, twice as much reserved
     /// (`HeapConfig::max_size`): measures what the runtime committed limit costs.
     pub growable: bool,
-    /// Wall time after which a cell runs no more rounds: alloc-type cells stop their timed
-    /// rounds (after at least one), fragmentation its rounds of free and malloc. Such a
-    /// cell's `rounds` (or `rounds_between`) counts what ran, and its note says it was
-    /// cut. `None`: every cell runs in full.
+    /// Wall time after which a cell runs no more rounds: cells of the survey's protocol
+    /// (alloc, subgroup, mixed, scaling) and accumulate stop their timed rounds (after at
+    /// least one), fragmentation its rounds of free and malloc; the other tests run in
+    /// full. Such a cell's `rounds` (or `rounds_between`) counts what ran, and its note
+    /// says it was cut. `None`: every cell runs in full.
     pub cell_budget: Option<Duration>,
 }
 
@@ -235,7 +236,8 @@ pub struct Report {
     pub growable: bool,
     pub results: Vec<Record>,
     /// Cells of the run not in `results` yet: nonzero only in the reports that
-    /// [`Progress::Finished`] hands out while the run goes on.
+    /// [`Progress::Finished`] hands out while the run goes on (their results are in the
+    /// order the cells finished, not yet in the order of the options).
     #[serde(default)]
     pub unfinished: usize,
 }

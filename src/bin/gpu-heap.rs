@@ -595,7 +595,8 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             let report = merged.expect("clap requires one file");
             if report.unfinished > 0 {
                 println!(
-                    "{} cells of these runs were not finished (runs cut short)",
+                    "{} cells of these runs were not finished (runs cut short; files merged \
+                     here may hold some of them)",
                     report.unfinished
                 );
             }
@@ -832,9 +833,12 @@ fn write_report(report: &bench::Report, path: &std::path::Path) -> gpu_heap::Res
     let tmp = path.with_extension("json.tmp");
     std::fs::write(&tmp, text)
         .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|source| gpu_heap::Error::Io {
-            path: path.to_owned(),
-            source,
+        .map_err(|source| {
+            let _ = std::fs::remove_file(&tmp);
+            gpu_heap::Error::Io {
+                path: path.to_owned(),
+                source,
+            }
         })
 }
 
@@ -886,6 +890,8 @@ fn run_bench(
     // so a run cut short still shows how far it got.
     let log = !std::io::IsTerminal::is_terminal(&std::io::stderr());
     let started = std::time::Instant::now();
+    const REWRITE_EVERY: Duration = Duration::from_secs(2);
+    let mut last_write: Option<std::time::Instant> = None;
     let report = bench::run(gpu, options, |p| match p {
         bench::Progress::Starting { done, total, what } => {
             bar.set_length(total as u64);
@@ -902,10 +908,14 @@ fn run_bench(
             if log {
                 eprintln!("{}", bench_row(record));
             }
-            // Rewritten after every cell, so a run that is killed keeps what it measured.
+            // Rewritten as cells finish (at most every few seconds, so a long run does not
+            // spend its time writing), so a run that is killed keeps what it measured.
             if let Some(path) = &json {
-                if let Err(e) = write_report(report, path) {
-                    eprintln!("{e}");
+                if last_write.is_none_or(|t| t.elapsed() >= REWRITE_EVERY) {
+                    last_write = Some(std::time::Instant::now());
+                    if let Err(e) = write_report(report, path) {
+                        eprintln!("{e}");
+                    }
                 }
             }
         }

@@ -51,9 +51,8 @@
 // ceil(n / 32) words; then
 // a sweep of every committed word once from a random start (a lost claim resumes it at the
 // word after the run's first word, or the next word, so it restarts fewer times than it has
-// words); claims and releases
-// visit at most RWM_MAX_WORDS words; free's
-// search for the end bit reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
+// words); claims and releases visit at most RWM_MAX_WORDS words; free's search for the end
+// bit reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
 
 #include "walk.wgsl"
 #ifdef GPU_HEAP_SUBGROUPS

@@ -270,7 +270,7 @@ pub(super) fn run(
         };
         report.results.push(record);
         finished.push(i);
-        report.unfinished = cells.len() - done - 1;
+        report.unfinished = cells.len() - report.results.len();
         progress(super::Progress::Finished {
             record: report.results.last().expect("pushed above"),
             report: &report,
@@ -339,14 +339,14 @@ fn over_budget(options: &Options, started: Instant) -> bool {
     options.cell_budget.is_some_and(|b| started.elapsed() >= b)
 }
 
-/// Says in `record`'s note that the cell ran `ran` of its `planned` rounds.
-fn note_cut(record: &mut Record, options: &Options, ran: u32, planned: u32, what: &str) {
+/// Says in a cell's `note` that it ran `ran` of its `planned` rounds.
+fn note_cut(note: &mut Option<String>, options: &Options, ran: u32, planned: u32, what: &str) {
     if ran >= planned {
         return;
     }
     let budget = options.cell_budget.map_or(0.0, |b| b.as_secs_f64());
     let cut = format!("{ran} of {planned} {what}: the cell ran past its budget of {budget} s");
-    record.note = Some(match record.note.take() {
+    *note = Some(match note.take() {
         Some(note) => format!("{cut}; {note}"),
         None => cut,
     });
@@ -423,8 +423,13 @@ fn survey(
     record.rounds = mallocs.len() as u32;
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
     finish(e, &mut record, log.total, corrupted)?;
-    let ran = record.rounds;
-    note_cut(&mut record, options, ran, options.rounds, "timed rounds");
+    note_cut(
+        &mut record.note,
+        options,
+        record.rounds,
+        options.rounds,
+        "timed rounds",
+    );
     Ok(record)
 }
 
@@ -446,8 +451,13 @@ fn accumulate(e: &Engine, params: Params, options: &Options, mut record: Record)
     record.rounds = mallocs.len() as u32;
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
     finish(e, &mut record, failures, corrupted)?;
-    let ran = record.rounds;
-    note_cut(&mut record, options, ran, options.rounds, "rounds");
+    note_cut(
+        &mut record.note,
+        options,
+        record.rounds,
+        options.rounds,
+        "rounds",
+    );
     Ok(record)
 }
 
@@ -502,7 +512,7 @@ fn fragmentation(
         record.note = Some("free releases nothing: the rounds run out of memory".into());
     }
     note_cut(
-        &mut record,
+        &mut record.note,
         options,
         rounds,
         planned,

@@ -196,11 +196,9 @@ fn cb_find(k: u32, spread: u32) -> u32 {
         if (ct_passable(k, pos, v, back)) {
             if (leading_empty && back - pos - 1u < 0x80000000u) {
                 // Move the scan hint past empty (removed) positions at the front, never past
-                // back: insertions land at back or after it, and on the standard ring a
-                // hint that ran ahead of them (over the empty slots of a drained ring) left
-                // every new token almost a lap ahead of it: walks from the hint read about
-                // 2^21 slots of an 8 GiB heap's ring before they reached one (our reading of
-                // ouro-c-s's 0.8 s rounds on the H200, BENCHMARKS.md).
+                // back: insertions land at back or after it, and a hint that ran ahead of
+                // them (over the empty slots of a drained standard ring) would leave every
+                // new token up to a lap ahead of where walks start.
                 atomicCompareExchangeWeak(&heap_meta[qm + 2u], pos, pos + 1u);
             }
             continue;

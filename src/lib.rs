@@ -46,6 +46,6 @@ pub use gpu::{
 pub use growth::{GrowthPolicy, MaintainReport};
 pub use heap::{composer, flatten, GpuHeap};
 pub use layout::{HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BYTES};
-pub use ouroboros::{ClassReport, EnqueueFailures, OuroborosReport};
+pub use ouroboros::{ClassReport, EnqueueFailures, OuroborosReport, PageEvents};
 pub use shader::{ComposedShader, Composer, ShaderError, SourceLocation};
 pub use stats::{Failures, HeapStats, RawStats};

@@ -227,7 +227,10 @@ fn ouro_batches_filling(k: u32) -> bool {
 }
 
 // Whether class k has pages in its queue (semaphore count) or on their way (batches being
-// filled). A malloc whose own production found no memory waits on for them.
+// filled). A malloc whose own production found no memory waits on for them. (Batches
+// merely registered with the semaphore do not count: on a full heap, mallocs registering
+// batches that fail keep that count above zero, and on the H200 the mallocs waiting on it
+// ran out of rounds and reported contention.)
 fn ouro_pages_coming(k: u32) -> bool {
     return ouro_batches_filling(k) || bsem_count(ouro_queue_meta(k)) > 0;
 }

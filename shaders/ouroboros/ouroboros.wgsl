@@ -144,6 +144,21 @@ fn cq_gave_up_on(v: u32) {
     }
 }
 
+// Events of page-based mallocs, counted at OURO_PAGE_EVENTS + event for the report
+// (src/ouroboros/report.rs): they say why mallocs found no page while pages were queued.
+// A missed dequeue took a unit but found no item (its unit goes back); a stranded one also
+// left its position unconsumed, so the item put there is never dequeued while its unit
+// stays in the count; a malloc out of rounds spent OURO_ROUNDS waiting; and a malloc that
+// reported out of memory while its class semaphore still held units.
+const OURO_EV_MISSED: u32 = 0u;
+const OURO_EV_STRANDED: u32 = 1u;
+const OURO_EV_OUT_OF_ROUNDS: u32 = 2u;
+const OURO_EV_OOM_WITH_PAGES: u32 = 3u;
+
+fn ouro_count(event: u32) {
+    atomicAdd(&heap_meta[OURO_PAGE_EVENTS + event], 1u);
+}
+
 fn cq_enqueue(k: u32, item: u32) -> bool {
     var cursor = OURO_NO_CHUNK;
     return cq_put_at(k, cq_reserve_back(k, 1u), item, &cursor);

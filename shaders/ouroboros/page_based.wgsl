@@ -20,10 +20,14 @@
 // producer's batch - 1 enqueues (at most one chunk's pages), and the queue's slot waits.
 // A malloc that misses OURO_P_HELP_MISSES pages it was promised, or runs out of rounds,
 // produces a batch itself (bsem_help). A production that finds no memory while pages of
-// the class are queued or being filled (ouro_pages_coming) goes back to waiting for them,
-// within the same rounds. A malloc fails only when its rounds are spent and
-// even a last production fails: HEAP_OUT_OF_MEMORY if its class can get no more pages
-// (ouro_class_exhausted), else HEAP_CONTENTION.
+// the class are queued or being filled (ouro_pages_coming) goes back to
+// waiting for them, within the same rounds; one that finds nothing coming makes the
+// malloc dry: it only takes pages that turn up, and reports HEAP_OUT_OF_MEMORY after
+// OURO_DRY_ROUNDS rounds (within the same rounds) if still nothing is coming, or when its
+// rounds are spent. Otherwise a malloc fails only when its rounds are spent and even a
+// last production fails:
+// HEAP_OUT_OF_MEMORY if its class can get no more pages (ouro_class_exhausted), else
+// HEAP_CONTENTION.
 
 const OURO_ROUNDS: u32 = 1024u;
 // Rounds of waiting on batches being filled, in addition to OURO_ROUNDS.
@@ -31,6 +35,9 @@ const OURO_FILL_PATIENCE: u32 = 16384u;
 // Units taken whose page was not in its slot in time, before a malloc produces a batch
 // itself instead of taking more.
 const OURO_P_HELP_MISSES: u32 = 8u;
+// Rounds a malloc whose production found no memory, with no pages coming, still takes
+// pages that turn up before it reports out of memory (ouro_p_wait says why).
+const OURO_DRY_ROUNDS: u32 = 64u;
 
 // Produces a batch for class k (the semaphore told this invocation to): a chunk or run,
 // its first page for the caller, the rest into the queue.
@@ -52,6 +59,13 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     let positions_first = batch > 1u && cq_abandons(k);
+    if (positions_first && (ouro_queue_reserve_reached(k) || ouro_free_chunks() <= 0)) {
+        // Plainly no chunk for the pages: fail before reserving positions, which would
+        // only be abandoned (batch - 1 positions that every dequeuer must walk past).
+        atomicSub(&heap_meta[qm + 4u], 1u);
+        bsem_signal(qm, 0u, 1u);
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    }
     var pos = 0u;
     var chunk = OURO_NO_CHUNK;
     if (positions_first) {
@@ -131,17 +145,37 @@ fn ouro_page_chunk_alloc(k: u32) -> u32 {
 }
 
 fn ouro_p_malloc(k: u32) -> HeapAlloc {
+    let a = ouro_p_wait(k);
+    if (a.status == HEAP_OUT_OF_MEMORY && bsem_count(ouro_queue_meta(k)) > 0) {
+        ouro_count(OURO_EV_OOM_WITH_PAGES);
+    }
+    return a;
+}
+
+// malloc's wait on the class semaphore, with the productions it is told to make or helps
+// with (the header says how it ends).
+fn ouro_p_wait(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     var st = bsem_new_wait();
     var misses = 0u;
     var round = 0u;
     var patience = 0u;
+    // Rounds since our production found no memory while no pages were coming (0: none).
+    var dry = 0u;
     loop {
         if (round >= OURO_ROUNDS) {
             break;
         }
-        let r = bsem_step(qm, 1u, batch, &st);
+        // Once dry, only take units that are there: no reservation, no production.
+        var r = BSEM_PENDING;
+        if (dry == 0u) {
+            r = bsem_step(qm, 1u, batch, &st);
+        } else if (bsem_count(qm) > 0 && bsem_try_take(qm, 1u)) {
+            r = BSEM_GOT;
+        }
+        var produced = false;
+        var a = HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
         if (r == BSEM_GOT) {
             let v = cq_dequeue(k);
             if (v != OQ_EMPTY) {
@@ -153,25 +187,40 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
             // then only over-produces (on virtualized queues that takes the queue chunks
             // the pages need).
             bsem_signal(qm, 1u, 0u);
+            ouro_count(OURO_EV_MISSED);
             misses += 1u;
-            if (misses >= OURO_P_HELP_MISSES && !ouro_batches_filling(k) && bsem_help(qm)) {
-                let a = ouro_p_produce(k);
-                if (a.status != HEAP_OUT_OF_MEMORY || !ouro_pages_coming(k)) {
-                    return a;
-                }
+            if (dry == 0u && misses >= OURO_P_HELP_MISSES && !ouro_batches_filling(k)
+                && bsem_help(qm)) {
+                a = ouro_p_produce(k);
+                produced = true;
             }
         } else if (r == BSEM_ALLOCATE) {
-            let a = ouro_p_produce(k);
-            // No memory for a batch of our own, but pages are queued or others are filling
-            // batches: wait on. (It may have been told to produce only because the waiters
-            // outnumbered the queued pages; on the H200, filling an 8 MiB heap in dispatches
-            // of 4096 mallocs stopped at 83 % when such mallocs returned NULL. Waiting on
-            // whenever memory was left, not only while pages were coming, made P-VA
-            // over-produce under mixed traffic, 59 chunks of 16-byte pages where 9 did, and
-            // its conformance run went past its time limit.)
-            if (a.status != HEAP_OUT_OF_MEMORY || !ouro_pages_coming(k)) {
-                return a;
+            a = ouro_p_produce(k);
+            produced = true;
+        }
+        if (produced && a.status != HEAP_OUT_OF_MEMORY) {
+            return a;
+        }
+        // No memory for a batch of our own, but pages are queued or others are filling
+        // batches: wait on. (It may have been told to produce only
+        // because the waiters outnumbered the queued pages; on the H200, filling an 8 MiB
+        // heap in dispatches of 4096 mallocs stopped at 83 % when such mallocs returned
+        // NULL. Waiting on whenever memory was left, not only while pages were coming,
+        // made P-VA over-produce under mixed traffic, 59 chunks of 16-byte pages where 9
+        // did, and its conformance run went past its time limit.) With nothing coming, the
+        // malloc goes dry: OURO_DRY_ROUNDS more rounds of taking pages that turn up before
+        // it reports out of memory. A single look missed them: on the H200, the last
+        // 100k-malloc round of a 2 GiB P-VA heap failed hundreds to tens of thousands of
+        // mallocs while other producers went on to queue 100k-400k pages: units being
+        // signalled, or briefly taken and given back by the fast path, and batches whose
+        // producers had not yet got their chunk were out of sight at that look.
+        if (produced && dry == 0u && !ouro_pages_coming(k)) {
+            dry = 1u;
+        } else if (dry > 0u) {
+            if (dry >= OURO_DRY_ROUNDS && !ouro_pages_coming(k)) {
+                return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
             }
+            dry += 1u;
         }
         // A round of waiting while batches of the class are being filled does not count
         // against OURO_ROUNDS (up to OURO_FILL_PATIENCE such rounds): their pages are on
@@ -183,6 +232,14 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
         }
     }
     bsem_abandon(qm, 1u, &st);
+    ouro_count(OURO_EV_OUT_OF_ROUNDS);
+    if (dry > 0u) {
+        // Our production found no memory, and the pages that turned up since went to
+        // others: out of memory, as that production said. (Judged by the class instead,
+        // pages still coming made it contention: on the H200, a one-dispatch fill of a
+        // 16 MiB P-S heap reported 10 such NULLs.)
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    }
     if (bsem_help(qm)) {
         return ouro_p_produce(k); // out of rounds: one last production (or out of memory)
     }

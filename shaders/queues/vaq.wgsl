@@ -291,6 +291,7 @@ fn vq_dequeue(q: u32) -> u32 {
             continue; // consumed by its enqueuer
         }
         if (c == OURO_NO_CHUNK) {
+            ouro_count(OURO_EV_STRANDED);
             return OQ_EMPTY;
         }
         let seg = vq_segment(c);

@@ -463,6 +463,7 @@ fn vl_dequeue(q: u32) -> u32 {
     var cursor = OURO_NO_CHUNK;
     let c = vl_find(q, pos, false, &cursor);
     if (c == OURO_NO_CHUNK) {
+        ouro_count(OURO_EV_STRANDED);
         return OQ_EMPTY;
     }
     let seg = vl_segment(c);

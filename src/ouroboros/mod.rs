@@ -15,7 +15,9 @@
 //!                           OQ_FAIL_*; [`EnqueueFailures`])
 //!  24                       OURO_STALE_DEQUEUES: dequeues of a virtualized page queue that
 //!                           gave up on old content in their slot (ouroboros.wgsl)
-//!  25 .. 31                 reserved
+//!  25 .. 28                 OURO_PAGE_EVENTS: events of page-based mallocs (ouroboros.wgsl,
+//!                           OURO_EV_*; [`PageEvents`])
+//!  29 .. 31                 reserved
 //!  32 ..                    OURO_QUEUE_META: 12 words per queue (classes, then the chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
@@ -41,7 +43,7 @@ use crate::layout::UNIT_BYTES;
 use crate::stats::STAT_WORDS;
 
 mod report;
-pub use report::{ClassReport, EnqueueFailures, OuroborosReport};
+pub use report::{ClassReport, EnqueueFailures, OuroborosReport, PageEvents};
 
 /// Words per queue descriptor (`OQ_WORDS` in queues/index_queue.wgsl).
 const QUEUE_WORDS: u64 = 12;
@@ -51,6 +53,7 @@ const LOST_UNITS_WORD: u64 = STAT_WORDS as u64 + 1;
 const PAGE_CHUNKS_WORD: u64 = STAT_WORDS as u64 + 2;
 const ENQUEUE_FAILS_WORD: u64 = STAT_WORDS as u64 + 3;
 const STALE_DEQUEUES_WORD: u64 = STAT_WORDS as u64 + 8;
+const PAGE_EVENTS_WORD: u64 = STAT_WORDS as u64 + 9;
 /// VAQ pointer words (queues/vaq.wgsl): chunk + 1 in the bits of `VQ_CHUNK_MASK` under a lap
 /// tag, `VQ_DEAD` + 1 there for a lap without storage and `VQ_BUSY` + 1 for one whose
 /// storage is being installed; so a VAQ heap has fewer than `VQ_BUSY` chunks.
@@ -434,6 +437,7 @@ impl OuroGeometry {
         constant("OURO_PAGE_CHUNKS", PAGE_CHUNKS_WORD);
         constant("OURO_ENQUEUE_FAILS", ENQUEUE_FAILS_WORD);
         constant("OURO_STALE_DEQUEUES", STALE_DEQUEUES_WORD);
+        constant("OURO_PAGE_EVENTS", PAGE_EVENTS_WORD);
         constant("OURO_QUEUE_META", self.queue_meta);
         constant("OURO_CHUNK_INFO", self.chunk_info);
         constant("OURO_LIVE_BITS", self.live_bits);

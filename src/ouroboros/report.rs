@@ -11,8 +11,8 @@
 use serde::Serialize;
 
 use super::{
-    OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, LOST_UNITS_WORD, STALE_DEQUEUES_WORD,
-    VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
+    OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, LOST_UNITS_WORD, PAGE_EVENTS_WORD,
+    STALE_DEQUEUES_WORD, VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
 };
 use crate::error::Result;
 use crate::heap::GpuHeap;
@@ -49,6 +49,8 @@ pub struct OuroborosReport {
     /// earlier content (`OURO_STALE_DEQUEUES`): the item written there afterwards is never
     /// dequeued, so its page leaves circulation without being counted in `lost_units`.
     pub stale_dequeues: u32,
+    /// What page-based mallocs met on their way, over the heap's lifetime.
+    pub page_events: PageEvents,
     /// One entry per size class.
     pub classes: Vec<ClassReport>,
     /// Whether the classes' pages live in queues of pages (page-based front end).
@@ -98,6 +100,23 @@ impl EnqueueFailures {
         .map(|&n| n as u64)
         .sum()
     }
+}
+
+/// Events of page-based mallocs (`OURO_PAGE_EVENTS`, the `OURO_EV_*` events of
+/// ouroboros/ouroboros.wgsl), counted over the heap's lifetime: they say why mallocs found
+/// no page while pages were queued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct PageEvents {
+    /// Units taken whose dequeue found no item (the unit went back to the semaphore).
+    pub missed: u32,
+    /// Dequeues that gave up without consuming their position: the item put there is never
+    /// dequeued, and its unit stays in the count.
+    pub stranded: u32,
+    /// Mallocs that spent all their rounds of waiting.
+    pub out_of_rounds: u32,
+    /// Mallocs that reported out of memory while their class semaphore held units.
+    pub out_of_memory_with_pages: u32,
 }
 
 /// One size class of an [`OuroborosReport`].
@@ -180,6 +199,14 @@ impl OuroborosReport {
         }
         if let Some(u) = self.unaccounted_units() {
             s += &format!(", unaccounted {u} units");
+        }
+        let e = &self.page_events;
+        if *e != PageEvents::default() {
+            s += &format!(
+                "; mallocs: {} missed dequeues ({} stranded), {} out of rounds, {} out of \
+                 memory with pages queued",
+                e.missed, e.stranded, e.out_of_rounds, e.out_of_memory_with_pages
+            );
         }
         for c in self
             .classes
@@ -283,6 +310,12 @@ impl GpuHeap {
             lost_units: head[LOST_UNITS_WORD as usize],
             enqueue_failures: EnqueueFailures::from_words(&head[ENQUEUE_FAILS_WORD as usize..]),
             stale_dequeues: head[STALE_DEQUEUES_WORD as usize],
+            page_events: PageEvents {
+                missed: head[PAGE_EVENTS_WORD as usize],
+                stranded: head[PAGE_EVENTS_WORD as usize + 1],
+                out_of_rounds: head[PAGE_EVENTS_WORD as usize + 2],
+                out_of_memory_with_pages: head[PAGE_EVENTS_WORD as usize + 3],
+            },
             classes,
             page_based,
             chunk_units: g.chunk_units,

@@ -1,5 +1,6 @@
-//! `gpu-heap bench-report` merges result files of one run and refuses to mix runs whose
-//! times do not compare. No GPU needed: the files are written here.
+//! `gpu-heap bench-report` merges result files of one run (a later file's cells replace the
+//! same cells of earlier ones) and refuses to mix runs whose times do not compare. No GPU
+//! needed: the files are written here.
 
 use std::path::Path;
 use std::process::Command;
@@ -83,6 +84,22 @@ fn merges_one_run_and_refuses_another_adapter() {
         .unwrap();
     assert!(!refused.status.success(), "merged results of two adapters");
     let err = String::from_utf8_lossy(&refused.stderr);
-    assert!(err.contains("from another run"), "{err}");
+    assert!(err.contains("do not compare"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_rerun_replaces_the_cells_it_measured_again() {
+    let mut run = report("GPU A", "bump");
+    run.merge(report("GPU A", "rw-bm")).unwrap();
+    let mut rerun = report("GPU A", "bump");
+    rerun.results[0].malloc_ms = Some(0.02);
+    run.merge(rerun).unwrap();
+    let cells: Vec<_> = run
+        .results
+        .iter()
+        .map(|r| (r.strategy.as_str(), r.malloc_ms))
+        .collect();
+    assert_eq!(cells, [("bump", Some(0.02)), ("rw-bm", Some(0.01))]);
+    assert!(run.merge(report("GPU B", "corw")).is_err());
 }

@@ -242,6 +242,51 @@ pub struct Report {
     pub unfinished: usize,
 }
 
+impl Record {
+    /// What names the cell: test, strategy, threads and sizes.
+    fn cell(&self) -> (&str, &str, u32, u32, Option<u32>) {
+        (
+            &self.test,
+            &self.strategy,
+            self.threads,
+            self.size,
+            self.size_hi,
+        )
+    }
+}
+
+impl Report {
+    /// Adds the results of `other`, a later part or rerun of the same run: a cell that both
+    /// hold keeps `other`'s record, in the place of the earlier one. Refuses a report whose
+    /// times do not compare with these (another adapter, timer, heap size or rounds).
+    pub fn merge(&mut self, other: Report) -> crate::Result<()> {
+        if (&self.adapter, self.timer, self.heap_size, self.rounds)
+            != (&other.adapter, other.timer, other.heap_size, other.rounds)
+        {
+            return Err(crate::Error::InvalidConfig(format!(
+                "results from {} ({:?} timer, {} B heap, {} rounds) do not compare with \
+                 results from {} ({:?} timer, {} B heap, {} rounds)",
+                other.adapter.name,
+                other.timer,
+                other.heap_size,
+                other.rounds,
+                self.adapter.name,
+                self.timer,
+                self.heap_size,
+                self.rounds
+            )));
+        }
+        for record in other.results {
+            match self.results.iter_mut().find(|r| r.cell() == record.cell()) {
+                Some(earlier) => *earlier = record,
+                None => self.results.push(record),
+            }
+        }
+        self.unfinished += other.unfinished;
+        Ok(())
+    }
+}
+
 /// What [`run`] reports while it runs.
 #[derive(Clone, Copy, Debug)]
 pub enum Progress<'a> {

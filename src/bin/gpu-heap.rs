@@ -196,7 +196,8 @@ enum Command {
         json: Option<PathBuf>,
     },
     /// Redraw the plots and the reference comparison of saved `bench --json` results
-    /// (several files are merged, e.g. runs split by test).
+    /// (several files are merged, e.g. runs split by test; a cell that a later file measured
+    /// again takes that file's record).
     BenchReport {
         /// Result files of `gpu-heap bench --json`.
         #[arg(required = true)]
@@ -572,24 +573,9 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                     })?;
                 match &mut merged {
                     None => merged = Some(report),
-                    Some(m) => {
-                        if (&m.adapter, m.timer, m.heap_size, m.rounds)
-                            != (
-                                &report.adapter,
-                                report.timer,
-                                report.heap_size,
-                                report.rounds,
-                            )
-                        {
-                            return Err(gpu_heap::Error::InvalidConfig(format!(
-                                "{} is from another run (adapter, timer, heap size or rounds \
-                                 differ from the first file's): its times do not compare",
-                                path.display()
-                            )));
-                        }
-                        m.results.extend(report.results);
-                        m.unfinished += report.unfinished;
-                    }
+                    Some(m) => m.merge(report).map_err(|e| {
+                        gpu_heap::Error::InvalidConfig(format!("{}: {e}", path.display()))
+                    })?,
                 }
             }
             let report = merged.expect("clap requires one file");

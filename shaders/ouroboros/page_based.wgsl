@@ -202,18 +202,18 @@ fn ouro_p_wait(k: u32) -> HeapAlloc {
             return a;
         }
         // No memory for a batch of our own, but pages are queued or others are filling
-        // batches: wait on. (It may have been told to produce only
-        // because the waiters outnumbered the queued pages; on the H200, filling an 8 MiB
-        // heap in dispatches of 4096 mallocs stopped at 83 % when such mallocs returned
-        // NULL. Waiting on whenever memory was left, not only while pages were coming,
-        // made P-VA over-produce under mixed traffic, 59 chunks of 16-byte pages where 9
-        // did, and its conformance run went past its time limit.) With nothing coming, the
-        // malloc goes dry: OURO_DRY_ROUNDS more rounds of taking pages that turn up before
-        // it reports out of memory. A single look missed them: on the H200, the last
-        // 100k-malloc round of a 2 GiB P-VA heap failed hundreds to tens of thousands of
-        // mallocs while other producers went on to queue 100k-400k pages: units being
-        // signalled, or briefly taken and given back by the fast path, and batches whose
-        // producers had not yet got their chunk were out of sight at that look.
+        // batches: wait on. (It may have been told to produce only because the waiters
+        // outnumbered the queued pages; on the H200, filling an 8 MiB heap in dispatches of
+        // 4096 mallocs stopped at 83 % when such mallocs returned NULL. Waiting on whenever
+        // memory was left, not only while pages were coming, made P-VA over-produce under
+        // mixed traffic, 59 chunks of 16-byte pages where 9 did, and its conformance run
+        // went past its time limit.)
+        // With nothing coming, the malloc goes dry: OURO_DRY_ROUNDS more rounds of taking
+        // pages that turn up, then out of memory. One look is not enough: units being
+        // signalled or briefly taken by the fast path, and batches whose producers have
+        // not got their chunk yet, are out of its sight. (On the H200, the last round of
+        // 100k mallocs on a 2 GiB P-VA heap failed hundreds to tens of thousands of them
+        // that way, while others went on to queue 100k-400k pages.)
         if (produced && dry == 0u && !ouro_pages_coming(k)) {
             dry = 1u;
         } else if (dry > 0u) {
@@ -236,8 +236,8 @@ fn ouro_p_wait(k: u32) -> HeapAlloc {
     if (dry > 0u) {
         // Our production found no memory, and the pages that turned up since went to
         // others: out of memory, as that production said. (Judged by the class instead,
-        // pages still coming made it contention: on the H200, a one-dispatch fill of a
-        // 16 MiB P-S heap reported 10 such NULLs.)
+        // pages still coming made it contention: on the H200, a one-dispatch fill of an
+        // 8 MiB P-S heap reported 10 such NULLs.)
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     if (bsem_help(qm)) {

@@ -876,8 +876,8 @@ fn run_bench(
     // so a run cut short still shows how far it got.
     let log = !std::io::IsTerminal::is_terminal(&std::io::stderr());
     let started = std::time::Instant::now();
-    const REWRITE_EVERY: Duration = Duration::from_secs(2);
-    let mut last_write: Option<std::time::Instant> = None;
+    // When the last --json write ended, and how long it took.
+    let mut last_write: Option<(std::time::Instant, Duration)> = None;
     let report = bench::run(gpu, options, |p| match p {
         bench::Progress::Starting { done, total, what } => {
             bar.set_length(total as u64);
@@ -894,14 +894,18 @@ fn run_bench(
             if log {
                 eprintln!("{}", bench_row(record));
             }
-            // Rewritten as cells finish (at most every few seconds, so a long run does not
-            // spend its time writing), so a run that is killed keeps what it measured.
+            // Rewritten as cells finish, so a run that is killed keeps what it measured:
+            // after every cell that ends at least nine times the last write's duration
+            // after it, so writing takes at most a tenth of the run. (Writing at most every
+            // 2 s instead lost the quick cells before one that hung: on the H200, a run
+            // killed during its 13th cell had one cell in its file.)
             if let Some(path) = &json {
-                if last_write.is_none_or(|t| t.elapsed() >= REWRITE_EVERY) {
-                    last_write = Some(std::time::Instant::now());
+                if last_write.is_none_or(|(end, took)| end.elapsed() >= 9 * took) {
+                    let start = std::time::Instant::now();
                     if let Err(e) = write_report(report, path) {
                         eprintln!("{e}");
                     }
+                    last_write = Some((std::time::Instant::now(), start.elapsed()));
                 }
             }
         }

@@ -80,6 +80,11 @@ pub enum Error {
     #[error("cannot trim the heap to {requested} bytes: its initial size is {initial} bytes")]
     TrimBelowInitial { requested: u64, initial: u64 },
 
+    /// Benchmark results that cannot be merged: their times do not compare (another
+    /// adapter, timer, heap size, round count or heap kind).
+    #[error("results that do not compare: {0}")]
+    IncomparableResults(String),
+
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {

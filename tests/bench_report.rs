@@ -84,7 +84,7 @@ fn merges_one_run_and_refuses_another_adapter() {
         .unwrap();
     assert!(!refused.status.success(), "merged results of two adapters");
     let err = String::from_utf8_lossy(&refused.stderr);
-    assert!(err.contains("do not compare"), "{err}");
+    assert!(err.contains("results that do not compare"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -102,4 +102,12 @@ fn a_rerun_replaces_the_cells_it_measured_again() {
         .collect();
     assert_eq!(cells, [("bump", Some(0.02)), ("rw-bm", Some(0.01))]);
     assert!(run.merge(report("GPU B", "corw")).is_err());
+    let growable = Report {
+        growable: true,
+        ..report("GPU A", "corw")
+    };
+    assert!(
+        run.merge(growable).is_err(),
+        "merged growable with fixed heaps"
+    );
 }

@@ -196,10 +196,11 @@ fn cb_find(k: u32, spread: u32) -> u32 {
         if (ct_passable(k, pos, v, back)) {
             if (leading_empty && back - pos - 1u < 0x80000000u) {
                 // Move the scan hint past empty (removed) positions at the front, never past
-                // back: insertions land at back or after it, and a hint that ran ahead of
-                // them (over the empty slots of a drained standard ring) would leave every
-                // new token up to a lap ahead of where walks start.
-                atomicCompareExchangeWeak(&heap_meta[qm + 2u], pos, pos + 1u);
+                // back: insertions land at back or after it, and walks read [hint, back),
+                // so a hint past them would hide every new token.
+                if (atomicCompareExchangeWeak(&heap_meta[qm + 2u], pos, pos + 1u).exchanged) {
+                    ct_hint_passed(k, pos);
+                }
             }
             continue;
         }

@@ -24,8 +24,9 @@
 // waiting for them, within the same rounds; one that finds nothing coming makes the
 // malloc dry: it only takes pages that turn up, and reports HEAP_OUT_OF_MEMORY after
 // OURO_DRY_ROUNDS rounds (within the same rounds) if still nothing is coming, or when its
-// rounds are spent. Otherwise a malloc fails only when its rounds are spent and even a
-// last production fails:
+// rounds are spent. A production that reports HEAP_CONTENTION (the chunk pool was
+// contended) ends the malloc with it. Otherwise a malloc fails only when its rounds are
+// spent and a last production fails, or cannot be registered (E at its cap):
 // HEAP_OUT_OF_MEMORY if its class can get no more pages (ouro_class_exhausted), else
 // HEAP_CONTENTION.
 

@@ -258,22 +258,37 @@ impl Record {
 impl Report {
     /// Adds the results of `other`, a later part or rerun of the same run: a cell that both
     /// hold keeps `other`'s record, in the place of the earlier one. Refuses a report whose
-    /// times do not compare with these (another adapter, timer, heap size or rounds).
+    /// times do not compare with these (another adapter, timer, heap size, round count, or
+    /// growable heaps against fixed ones). `unfinished` adds up, so it can count cells that
+    /// `other` measured again.
     pub fn merge(&mut self, other: Report) -> crate::Result<()> {
-        if (&self.adapter, self.timer, self.heap_size, self.rounds)
-            != (&other.adapter, other.timer, other.heap_size, other.rounds)
-        {
-            return Err(crate::Error::InvalidConfig(format!(
-                "results from {} ({:?} timer, {} B heap, {} rounds) do not compare with \
-                 results from {} ({:?} timer, {} B heap, {} rounds)",
-                other.adapter.name,
-                other.timer,
-                other.heap_size,
-                other.rounds,
-                self.adapter.name,
-                self.timer,
-                self.heap_size,
-                self.rounds
+        let setup = |r: &Report| {
+            format!(
+                "{} ({:?} timer, {} B heap{}, {} rounds)",
+                r.adapter.name,
+                r.timer,
+                r.heap_size,
+                if r.growable { ", growable" } else { "" },
+                r.rounds
+            )
+        };
+        if (
+            &self.adapter,
+            self.timer,
+            self.heap_size,
+            self.rounds,
+            self.growable,
+        ) != (
+            &other.adapter,
+            other.timer,
+            other.heap_size,
+            other.rounds,
+            other.growable,
+        ) {
+            return Err(crate::Error::IncomparableResults(format!(
+                "{} against {}",
+                setup(&other),
+                setup(self)
             )));
         }
         for record in other.results {

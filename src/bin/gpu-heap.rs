@@ -573,8 +573,14 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                     })?;
                 match &mut merged {
                     None => merged = Some(report),
-                    Some(m) => m.merge(report).map_err(|e| {
-                        gpu_heap::Error::InvalidConfig(format!("{}: {e}", path.display()))
+                    Some(m) => m.merge(report).map_err(|e| match e {
+                        gpu_heap::Error::IncomparableResults(why) => {
+                            gpu_heap::Error::IncomparableResults(format!(
+                                "{}: {why}",
+                                path.display()
+                            ))
+                        }
+                        e => e,
                     })?,
                 }
             }

@@ -390,6 +390,18 @@ mod tests {
         {
             assert_eq!(i as u64, wgsl_const(index_queue, cause), "{cause}");
         }
+        // PageEvents reads OURO_PAGE_EVENTS + i in this order.
+        for (i, event) in [
+            "OURO_EV_MISSED",
+            "OURO_EV_STRANDED",
+            "OURO_EV_OUT_OF_ROUNDS",
+            "OURO_EV_OOM_WITH_PAGES",
+        ]
+        .iter()
+        .enumerate()
+        {
+            assert_eq!(i as u64, wgsl_const(ouroboros, event), "{event}");
+        }
         assert_eq!(VQ_CHUNK_MASK as u64, wgsl_const(vaq, "VQ_CHUNK_MASK"));
         assert_eq!(VQ_DEAD as u64, wgsl_const(vaq, "VQ_DEAD"));
         assert_eq!(VQ_BUSY as u64, wgsl_const(vaq, "VQ_BUSY"));

@@ -272,19 +272,16 @@ impl Report {
                 r.rounds
             )
         };
-        if (
-            &self.adapter,
-            self.timer,
-            self.heap_size,
-            self.rounds,
-            self.growable,
-        ) != (
-            &other.adapter,
-            other.timer,
-            other.heap_size,
-            other.rounds,
-            other.growable,
-        ) {
+        let key = |r: &Report| {
+            (
+                r.adapter.clone(),
+                r.timer,
+                r.heap_size,
+                r.rounds,
+                r.growable,
+            )
+        };
+        if key(self) != key(&other) {
             return Err(crate::Error::IncomparableResults(format!(
                 "{} against {}",
                 setup(&other),

@@ -22,17 +22,8 @@ fn quick_suite_runs_and_measures_every_cell() {
             finished += 1;
             assert_eq!(report.results.len(), finished);
             assert_eq!(report.unfinished, total - finished);
-            let cell = |r: &Record| {
-                (
-                    r.test.clone(),
-                    r.strategy.clone(),
-                    r.threads,
-                    r.size,
-                    r.size_hi,
-                )
-            };
             assert!(
-                report.results.iter().any(|r| cell(r) == cell(record)),
+                report.results.iter().any(|r| r.cell() == record.cell()),
                 "{record:?} not in the report"
             );
         }

@@ -243,8 +243,9 @@ pub struct Report {
 }
 
 impl Record {
-    /// What names the cell: test, strategy, threads and sizes.
-    fn cell(&self) -> (&str, &str, u32, u32, Option<u32>) {
+    /// What names the cell: test, strategy, threads and sizes (one record per cell in a
+    /// report).
+    pub fn cell(&self) -> (&str, &str, u32, u32, Option<u32>) {
         (
             &self.test,
             &self.strategy,

@@ -119,6 +119,17 @@ pub struct PageEvents {
     pub out_of_memory_with_pages: u32,
 }
 
+impl PageEvents {
+    fn from_words(w: &[u32]) -> Self {
+        PageEvents {
+            missed: w[0],
+            stranded: w[1],
+            out_of_rounds: w[2],
+            out_of_memory_with_pages: w[3],
+        }
+    }
+}
+
 /// One size class of an [`OuroborosReport`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
@@ -310,12 +321,7 @@ impl GpuHeap {
             lost_units: head[LOST_UNITS_WORD as usize],
             enqueue_failures: EnqueueFailures::from_words(&head[ENQUEUE_FAILS_WORD as usize..]),
             stale_dequeues: head[STALE_DEQUEUES_WORD as usize],
-            page_events: PageEvents {
-                missed: head[PAGE_EVENTS_WORD as usize],
-                stranded: head[PAGE_EVENTS_WORD as usize + 1],
-                out_of_rounds: head[PAGE_EVENTS_WORD as usize + 2],
-                out_of_memory_with_pages: head[PAGE_EVENTS_WORD as usize + 3],
-            },
+            page_events: PageEvents::from_words(&head[PAGE_EVENTS_WORD as usize..]),
             classes,
             page_based,
             chunk_units: g.chunk_units,

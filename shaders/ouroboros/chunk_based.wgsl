@@ -38,7 +38,8 @@
 //     chunk. Such tokens were never removed, filled the ring, and the insertions that then
 //     failed hid chunks with free pages: the contention failures seen under mixed traffic.)
 //   - Only the invocation whose removal CAS took a token out moves its state on (to NONE,
-//     or to RETIRED for the retirer). A walker that moves an old token (virtualized queues)
+//     or to RETIRED for the retirer). A walker that takes out a token it does not claim
+//     from (an old one, virtualized; a full chunk's at the front, standard: ct_should_move)
 //     is such a remover: it resets the state to NONE and requeues through cb_requeue, so a
 //     moved token is placed at the back under the same rules; a retirer whose removal
 //     misses a token being moved undoes the retirement, as for a token being placed.
@@ -204,6 +205,7 @@ fn cb_find(k: u32, spread: u32) -> u32 {
             }
             continue;
         }
+        let at_front = leading_empty;
         leading_empty = false;
         if (v == OQ_EMPTY || v == OQ_SKIP || v > OURO_CHUNKS) {
             continue; // a token still being written (virtualized log)
@@ -211,10 +213,15 @@ fn cb_find(k: u32, spread: u32) -> u32 {
         let c = v - 1u;
         var requeue_class = OURO_CB_NONE;
         var found = OURO_CB_NONE;
-        // An old token near the front (virtualized log) is moved to the back, so the front
-        // can pass its position: removed here, put back below like a DEQUEUE-mode removal.
-        var remove = ct_should_move(k, pos, back);
-        if (!remove && bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) <= 0) {
+        let count = bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c]));
+        // A token is taken out by a walker that does not claim its chunk's last page when
+        // the storage says so (ct_should_move): an old one near the front of a virtualized
+        // log, so the front can pass its position, and on the standard ring the token of a
+        // full chunk that the front walker meets first. Put back below like a DEQUEUE-mode
+        // removal if its chunk has free pages.
+        var remove = ct_should_move(k, pos, back,
+            at_front && count <= 0 && count > OURO_CB_RETIRED / 2);
+        if (!remove && count <= 0) {
             continue; // full (or retired, or in a retirement): nothing to take here
         }
         if (!remove) {
@@ -344,16 +351,20 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             // hides it, or its token is still being placed): give the unit back; after a
             // few such misses, help instead of waiting on (DESIGN.md, the progress rule).
             bsem_signal(qm, 1u, 0u);
+            ouro_count(OURO_EV_MISSED);
             spread += 1u;
             misses += 1u;
             produce = misses >= OURO_CB_HELP_MISSES && bsem_help(qm);
         } else if (r == BSEM_ALLOCATE) {
             produce = true;
         }
-        if (last && !produce) {
+        if (last) {
             // Out of rounds: one last production (or out of memory).
-            bsem_abandon(qm, 1u, &st);
-            produce = bsem_help(qm);
+            ouro_count(OURO_EV_OUT_OF_ROUNDS);
+            if (!produce) {
+                bsem_abandon(qm, 1u, &st);
+                produce = bsem_help(qm);
+            }
         }
         // One call site of cb_produce (NIR inlines it, with a whole token insertion).
         if (produce) {

@@ -144,12 +144,14 @@ fn cq_gave_up_on(v: u32) {
     }
 }
 
-// Events of page-based mallocs, counted at OURO_PAGE_EVENTS + event for the report
-// (src/ouroboros/report.rs): they say why mallocs found no page while pages were queued.
-// A missed dequeue took a unit but found no item (its unit goes back); a stranded one also
-// left its position unconsumed, so the item put there is never dequeued while its unit
-// stays in the count; a malloc out of rounds spent OURO_ROUNDS waiting; and a malloc that
-// reported out of memory while its class semaphore still held units.
+// Events of mallocs of either front end, counted at OURO_PAGE_EVENTS + event for the
+// report (src/ouroboros/report.rs): they say why mallocs found no page while pages were
+// queued. A miss took a unit but found no page for it (page-based: the dequeue found no
+// item; chunk-based: the walk found no chunk to claim from), and its unit goes back; a
+// stranded dequeue also left its position unconsumed, so the item put there is never
+// dequeued while its unit stays in the count; a malloc out of rounds spent OURO_ROUNDS
+// waiting; and a malloc that reported out of memory while its class semaphore still held
+// units.
 const OURO_EV_MISSED: u32 = 0u;
 const OURO_EV_STRANDED: u32 = 1u;
 const OURO_EV_OUT_OF_ROUNDS: u32 = 2u;
@@ -221,12 +223,20 @@ fn ouro_grant(unit: u32, units: u32) -> HeapAlloc {
 
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     let k = ouro_class_of(size_bytes);
+    var a: HeapAlloc;
 #ifdef OURO_CHUNK_BASED
     if (k < OURO_BASE_CLASSES) {
-        return ouro_c_malloc(k);
+        a = ouro_c_malloc(k);
+    } else {
+        a = ouro_p_malloc(k);
     }
+#else
+    a = ouro_p_malloc(k);
 #endif
-    return ouro_p_malloc(k);
+    if (a.status == HEAP_OUT_OF_MEMORY && bsem_count(ouro_queue_meta(k)) > 0) {
+        ouro_count(OURO_EV_OOM_WITH_PAGES);
+    }
+    return a;
 }
 
 fn strategy_free(ptr: u32) -> HeapFree {

@@ -37,7 +37,7 @@ const OURO_FILL_PATIENCE: u32 = 16384u;
 // itself instead of taking more.
 const OURO_P_HELP_MISSES: u32 = 8u;
 // Rounds a malloc whose production found no memory, with no pages coming, still takes
-// pages that turn up before it reports out of memory (ouro_p_wait says why).
+// pages that turn up before it reports out of memory (ouro_p_malloc says why).
 const OURO_DRY_ROUNDS: u32 = 64u;
 
 // Produces a batch for class k (the semaphore told this invocation to): a chunk or run,
@@ -145,17 +145,9 @@ fn ouro_page_chunk_alloc(k: u32) -> u32 {
     return chunk;
 }
 
-fn ouro_p_malloc(k: u32) -> HeapAlloc {
-    let a = ouro_p_wait(k);
-    if (a.status == HEAP_OUT_OF_MEMORY && bsem_count(ouro_queue_meta(k)) > 0) {
-        ouro_count(OURO_EV_OOM_WITH_PAGES);
-    }
-    return a;
-}
-
 // malloc's wait on the class semaphore, with the productions it is told to make or helps
 // with (the header says how it ends).
-fn ouro_p_wait(k: u32) -> HeapAlloc {
+fn ouro_p_malloc(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     var st = bsem_new_wait();

@@ -102,13 +102,15 @@ impl EnqueueFailures {
     }
 }
 
-/// Events of page-based mallocs (`OURO_PAGE_EVENTS`, the `OURO_EV_*` events of
-/// ouroboros/ouroboros.wgsl), counted over the heap's lifetime: they say why mallocs found
-/// no page while pages were queued.
+/// Events of mallocs looking for a page, in either front end (`OURO_PAGE_EVENTS`, the
+/// `OURO_EV_*` events of ouroboros/ouroboros.wgsl), counted over the heap's lifetime: they
+/// say why mallocs found no page while pages were queued.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct PageEvents {
-    /// Units taken whose dequeue found no item (the unit went back to the semaphore).
+    /// Units taken for which no page was found (the unit went back to the semaphore):
+    /// page-based, the dequeue found no item; chunk-based, the walk found no chunk to
+    /// claim a page from.
     pub missed: u32,
     /// Dequeues that gave up without consuming their position: the item put there is never
     /// dequeued, and its unit stays in the count.
@@ -214,8 +216,8 @@ impl OuroborosReport {
         let e = &self.page_events;
         if *e != PageEvents::default() {
             s += &format!(
-                "; mallocs: {} missed dequeues ({} stranded), {} out of rounds, {} out of \
-                 memory with pages queued",
+                "; mallocs: {} missed a page ({} dequeues stranded), {} out of rounds, {} out \
+                 of memory with pages queued",
                 e.missed, e.stranded, e.out_of_rounds, e.out_of_memory_with_pages
             );
         }

@@ -91,7 +91,7 @@
 // the live part when they all fail stays out of sight until a walk's lap reaches it again
 // or its chunk is retired).
 // Virtualized: 64 weak CAS for a fresh position; VQ_PTR_WAIT rounds for a VAQ pointer,
-// OURO_QC_ITEMS stores to zero a chunk; CT_HOPS links followed per VLQ lookup (vl_find's
+// OURO_QC_ITEMS exchanges to zero a chunk; CT_HOPS links followed per VLQ lookup (vl_find's
 // VL_ROUNDS for insertions, each with up to OURO_MAKE_WAIT rounds of waiting for a link
 // being made: vlq.wgsl); CT_FRONT_STEPS front moves per drain.
 
@@ -264,13 +264,13 @@ fn ct_install(k: u32, pw: u32, start: u32) -> u32 {
     if (c == OURO_NO_CHUNK) {
         return OURO_NO_CHUNK;
     }
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(k));
-    atomicStore(&heap_meta[OURO_QC_START + c], start);
-    atomicStore(&heap_meta[OURO_QC_COUNT + c], 0u);
-    let seg = ct_segment(c);
-    let base = ct_word(c, 0u);
-    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
-        heap_atomic_store(seg, base + i, OQ_EMPTY);
+    var settled = ouro_settle(OURO_CHUNK_INFO + c, ouro_queue_info(k));
+    settled += ouro_settle(OURO_QC_START + c, start);
+    settled += ouro_settle(OURO_QC_COUNT + c, 0u);
+    // Published below only once its setup has taken effect (chunks.wgsl).
+    if (!ouro_queue_chunk_ready(c, settled)) {
+        ouro_chunk_free(c);
+        return OURO_NO_CHUNK;
     }
     for (var attempt = 0u; attempt < 64u; attempt++) {
         let x = atomicCompareExchangeWeak(&heap_meta[pw], 0u, c + 1u);

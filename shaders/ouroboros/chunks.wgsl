@@ -234,3 +234,40 @@ fn ouro_batches_filling(k: u32) -> bool {
 fn ouro_pages_coming(k: u32) -> bool {
     return ouro_batches_filling(k) || bsem_count(ouro_queue_meta(k)) > 0;
 }
+
+#ifdef OURO_VIRTUAL_QUEUES
+// Setting up a queue chunk before it is published (queues/vaq.wgsl, queues/vlq.wgsl,
+// chunk_tokens.wgsl). WGSL's atomics are relaxed: a plain store may take effect after a
+// later store of the same invocation to another word, so a chunk published right after its
+// setup may be used before the setup lands. On the H200 this erased tokens, as we read it:
+// ouro-c-vl out of memory at 64-byte pages stopped its queue's front in 5 of 7 runs; in
+// the 4 read back, a queue chunk had 7-15 positions near its end (offsets 1966-1983 of
+// 2048 where listed) counted as written and not removed but holding OQ_EMPTY, while the
+// chunks whose tokens had been placed there still said queued, all their pages free. That
+// queue chunk was fresh and was taken after those chunks, so their inserters had been
+// waiting for its link and wrote at once; the last stores of its zeroing loop then
+// emptied what they wrote, and the chunk could never drain. So the setup is made
+// of exchanges, and the caller publishes only under a condition computed from every old
+// value they return: an exchange yields its old value once it has taken effect, and what
+// depends on that value waits for it (an assumption beyond WGSL's memory model, of the
+// same kind as chunk_based.wgsl's).
+
+// Sets heap_meta[word] to value; 1 if it held value already, else 0 (for the sum that
+// ouro_queue_chunk_ready checks).
+fn ouro_settle(word: u32, value: u32) -> u32 {
+    return u32(atomicExchange(&heap_meta[word], value) == value);
+}
+
+// Empties every item word of queue chunk c (OQ_EMPTY); true once that and the ouro_settle
+// calls summed in `settled` have taken effect, and always true: a caller publishes c only
+// if it is. Bounded: OURO_QC_ITEMS exchanges.
+fn ouro_queue_chunk_ready(c: u32, settled: u32) -> bool {
+    let seg = (c << OURO_CHUNK_SHIFT) >> HEAP_SEGMENT_SHIFT;
+    let base = ((c << OURO_CHUNK_SHIFT) & HEAP_SEGMENT_MASK) << 2u;
+    var same = settled;
+    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
+        same += u32(heap_atomic_exchange(seg, base + i, OQ_EMPTY) == OQ_EMPTY);
+    }
+    return same <= OURO_QC_ITEMS + settled;
+}
+#endif

@@ -30,7 +30,8 @@
 //     that no position will ever consume, lost to the heap; such a claim is dropped.
 //   - The pointer array spans at least twice the items the queue can hold
 //     (src/ouroboros.rs), so the next lap never reaches a chunk still in use.
-//   - A queue chunk is zeroed (all OQ_EMPTY) before its pointer is published. One
+//   - A queue chunk is zeroed (all OQ_EMPTY), and that has taken effect, before its
+//     pointer is published (ouro_queue_chunk_ready, ouroboros/chunks.wgsl). One
 //     invocation installs the storage of a slot's lap: the one whose CAS claims the empty
 //     word (VQ_BUSY), and only it takes a chunk. The enqueuer of a chunk's first position
 //     claims at once, and the next one ahead of need; others wait VQ_PTR_WAIT rounds for
@@ -49,7 +50,7 @@
 //
 // Loops, all bounded: OURO_MAKE_WAIT rounds for a pointer (of which VQ_PTR_WAIT before a
 // waiter claims an empty word itself; an install ahead of need does not wait), 64 CAS
-// attempts to claim a pointer word, OURO_QC_ITEMS stores to zero a chunk, OQ_SLOT_WAIT
+// attempts to claim a pointer word, OURO_QC_ITEMS exchanges to zero a chunk, OQ_SLOT_WAIT
 // rounds per slot, OQ_MOVES positions per item (enqueue) and per unit (dequeue). An enqueue
 // fails when its moves are spent (its positions kept landing on dead laps or abandoned
 // slots), or when its slot still serves an earlier lap, or its pointer is still being
@@ -161,11 +162,11 @@ fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
         atomicStore(&heap_meta[pw], vq_pointer(lap, VQ_DEAD));
         return VQ_DEAD;
     }
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
-    let seg = vq_segment(c);
-    let base = vq_word(c, 0u);
-    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
-        heap_atomic_store(seg, base + i, OQ_EMPTY);
+    // Published only once its setup has taken effect (chunks.wgsl).
+    if (!ouro_queue_chunk_ready(c, ouro_settle(OURO_CHUNK_INFO + c, ouro_queue_info(q)))) {
+        ouro_chunk_free(c);
+        atomicStore(&heap_meta[pw], 0u);
+        return OURO_NO_CHUNK;
     }
     atomicStore(&heap_meta[pw], vq_pointer(lap, c));
     return c;

@@ -34,7 +34,7 @@
 //     finished by their enqueuer, as in the standard queue.
 //
 // Loops, all bounded: VL_ROUNDS rounds of traversal or waiting per search, OURO_QC_ITEMS
-// stores to zero a chunk, 64 CAS attempts to claim a link word and OURO_MAKE_WAIT rounds
+// exchanges to zero a chunk, 64 CAS attempts to claim a link word and OURO_MAKE_WAIT rounds
 // of waiting for a link being made, OQ_SLOT_WAIT rounds per slot, OQ_MOVES positions per
 // item, VL_ROUNDS steps of pointer moving, VL_RELEASE_TRIES attempts to move old, and
 // VL_ROUNDS steps of back's catch-up (vl_catch_up_back).
@@ -62,20 +62,21 @@ fn vl_word(chunk: u32, i: u32) -> u32 {
     return (((chunk << OURO_CHUNK_SHIFT) & HEAP_SEGMENT_MASK) << 2u) + i;
 }
 
-// A zeroed queue chunk starting at virtual position `start`, or OURO_NO_CHUNK.
+// A zeroed queue chunk starting at virtual position `start`, its setup taken effect
+// (ouro_queue_chunk_ready), or OURO_NO_CHUNK.
 fn vl_new_chunk(q: u32, start: u32) -> u32 {
     let c = ouro_chunk_alloc();
     if (c == OURO_NO_CHUNK) {
         return c;
     }
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
-    atomicStore(&heap_meta[OURO_QC_START + c], start);
-    atomicStore(&heap_meta[OURO_QC_NEXT + c], 0u);
-    atomicStore(&heap_meta[OURO_QC_COUNT + c], 0u);
-    let seg = vl_segment(c);
-    let base = vl_word(c, 0u);
-    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
-        heap_atomic_store(seg, base + i, OQ_EMPTY);
+    var settled = ouro_settle(OURO_CHUNK_INFO + c, ouro_queue_info(q));
+    settled += ouro_settle(OURO_QC_START + c, start);
+    settled += ouro_settle(OURO_QC_NEXT + c, 0u);
+    settled += ouro_settle(OURO_QC_COUNT + c, 0u);
+    // Its callers publish c: only once its setup has taken effect (chunks.wgsl).
+    if (!ouro_queue_chunk_ready(c, settled)) {
+        ouro_chunk_free(c);
+        return OURO_NO_CHUNK;
     }
     return c;
 }

@@ -201,10 +201,10 @@ fn ct_passable(k: u32, pos: u32, v: u32, back: u32) -> bool {
 // again elsewhere since the claimer read it (our reading: a claimer that saw the count at
 // one while other walkers' decrements hid the rest removed it, and the undo that brought
 // the count back from zero requeued it). Nobody else removes such a token, and the hint
-// cannot pass it. (On the H200, in 9 of 20
-// out-of-memory runs with 16-byte pages on a 2 GiB heap, one held the hint from then on;
-// walks grew with the live part behind it, rounds of 100k mallocs from about 2 ms to over
-// 40 ms, and a run from 2.5 s to over 80 s.)
+// cannot pass it. (On the H200, in 9 of 20 out-of-memory runs with 16-byte pages on a
+// 2 GiB heap, one held the hint from then on; walks grew with the live part behind it,
+// rounds of 100k mallocs from about 2 ms to over 40 ms, and a run from 2.5 s to over
+// 80 s.)
 fn ct_should_move(k: u32, pos: u32, back: u32, full_at_front: bool) -> bool {
     return full_at_front;
 }

@@ -212,14 +212,6 @@ fn ct_should_move(k: u32, pos: u32, back: u32, full_at_front: bool) -> bool {
 #else
 // ---- virtualized log -------------------------------------------------------------------
 
-fn ct_segment(qc: u32) -> u32 {
-    return (qc << OURO_CHUNK_SHIFT) >> HEAP_SEGMENT_SHIFT;
-}
-
-fn ct_word(qc: u32, pos: u32) -> u32 {
-    return (((qc << OURO_CHUNK_SHIFT) & HEAP_SEGMENT_MASK) << 2u) + (pos & (OURO_QC_ITEMS - 1u));
-}
-
 fn ct_chunk_start(pos: u32) -> u32 {
     return pos & ~(OURO_QC_ITEMS - 1u);
 }
@@ -414,8 +406,8 @@ fn ct_insert(k: u32, c: u32) -> bool {
     if (qc == OURO_NO_CHUNK) {
         return false;
     }
-    let seg = ct_segment(qc);
-    let w = ct_word(qc, pos);
+    let seg = ouro_qc_segment(qc);
+    let w = ouro_qc_word(qc, pos);
     // A fresh position: nobody else writes it before its token is there.
     for (var attempt = 0u; attempt < 64u; attempt++) {
         let x = heap_atomic_cas(seg, w, OQ_EMPTY, c + 1u);
@@ -438,7 +430,7 @@ fn ct_remove(k: u32, pos: u32, v: u32) -> bool {
     if (qc >= CT_BEHIND) {
         return false;
     }
-    let x = heap_atomic_cas(ct_segment(qc), ct_word(qc, pos), v, OQ_SKIP);
+    let x = heap_atomic_cas(ouro_qc_segment(qc), ouro_qc_word(qc, pos), v, OQ_SKIP);
     if (x.y == 1u) {
         ct_finish(k, qc, 0u, 1u);
         return true;
@@ -454,7 +446,7 @@ fn ct_load(k: u32, pos: u32) -> u32 {
     if (qc == OURO_NO_CHUNK) {
         return OQ_EMPTY;
     }
-    let v = heap_atomic_load(ct_segment(qc), ct_word(qc, pos));
+    let v = heap_atomic_load(ouro_qc_segment(qc), ouro_qc_word(qc, pos));
     if (!ct_valid(k, qc, ct_chunk_start(pos))) {
         return OQ_SKIP; // released meanwhile: every position of it was removed
     }

@@ -59,17 +59,8 @@
 // position unconsumed, which blocks its slot for good; OURO_MAKE_WAIT exceeds an
 // installer's own bound so that they do not end while the install is still under way.
 
-
 fn vq_ptr_word(q: u32, pos: u32) -> u32 {
     return ouro_vaq_base(q) + 2u * ((pos >> OURO_QC_SHIFT) & ouro_vaq_mask(q));
-}
-
-fn vq_segment(chunk: u32) -> u32 {
-    return (chunk << OURO_CHUNK_SHIFT) >> HEAP_SEGMENT_SHIFT;
-}
-
-fn vq_word(chunk: u32, i: u32) -> u32 {
-    return (((chunk << OURO_CHUNK_SHIFT) & HEAP_SEGMENT_MASK) << 2u) + i;
 }
 
 // Bits of a slot's consumed count: enough for OURO_QC_ITEMS; the lap sits above them.
@@ -253,8 +244,8 @@ fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
                 // pointer.
                 vq_chunk(q, pos + OURO_QC_ITEMS, true);
             }
-            let seg = vq_segment(c);
-            let w = vq_word(c, pos & (OURO_QC_ITEMS - 1u));
+            let seg = ouro_qc_segment(c);
+            let w = ouro_qc_word(c, pos);
             var skipped = false;
             for (var round = 0u; round < OQ_SLOT_WAIT && !skipped; round++) {
                 let x = heap_atomic_cas(seg, w, OQ_EMPTY, item);
@@ -295,8 +286,8 @@ fn vq_dequeue(q: u32) -> u32 {
             ouro_count(OURO_EV_STRANDED);
             return OQ_EMPTY;
         }
-        let seg = vq_segment(c);
-        let w = vq_word(c, pos & (OURO_QC_ITEMS - 1u));
+        let seg = ouro_qc_segment(c);
+        let w = ouro_qc_word(c, pos);
         // Only a word that can be an item ends the wait (cq_holds_item): an empty one, the
         // chunk's earlier content, or OQ_SKIP does not.
         var v = OQ_EMPTY;

@@ -54,14 +54,6 @@
 const VL_ROUNDS: u32 = 32768u;
 const VL_A_ONE: u32 = 0x10000u;
 
-fn vl_segment(chunk: u32) -> u32 {
-    return (chunk << OURO_CHUNK_SHIFT) >> HEAP_SEGMENT_SHIFT;
-}
-
-fn vl_word(chunk: u32, i: u32) -> u32 {
-    return (((chunk << OURO_CHUNK_SHIFT) & HEAP_SEGMENT_MASK) << 2u) + i;
-}
-
 // A zeroed queue chunk starting at virtual position `start`, its setup taken effect
 // (ouro_queue_chunk_ready), or OURO_NO_CHUNK.
 fn vl_new_chunk(q: u32, start: u32) -> u32 {
@@ -431,8 +423,8 @@ fn vl_put_at(q: u32, first_pos: u32, item: u32, cursor: ptr<function, u32>) -> b
         if ((pos & (OURO_QC_ITEMS - 1u)) == 0u) {
             vl_link_next(q, c, pos);
         }
-        let seg = vl_segment(c);
-        let w = vl_word(c, pos & (OURO_QC_ITEMS - 1u));
+        let seg = ouro_qc_segment(c);
+        let w = ouro_qc_word(c, pos);
         var outcome = 0u; // 0 waited out, 1 written, 2 found abandoned
         for (var round = 0u; round < OQ_SLOT_WAIT; round++) {
             let x = heap_atomic_cas(seg, w, OQ_EMPTY, item);
@@ -467,8 +459,8 @@ fn vl_dequeue(q: u32) -> u32 {
         ouro_count(OURO_EV_STRANDED);
         return OQ_EMPTY;
     }
-    let seg = vl_segment(c);
-    let w = vl_word(c, pos & (OURO_QC_ITEMS - 1u));
+    let seg = ouro_qc_segment(c);
+    let w = ouro_qc_word(c, pos);
     var item = OQ_EMPTY;
     for (var round = 0u; round < OQ_SLOT_WAIT; round++) {
         if (cq_holds_item(q, heap_atomic_load(seg, w))) {

@@ -269,45 +269,22 @@ fn ouro_settle(word: u32, value: u32) -> u32 {
     return u32(atomicExchange(&heap_meta[word], value) == value);
 }
 
-// The old values of four item words from word w on, emptied (OQ_EMPTY).
-fn ouro_empty4(seg: u32, w: u32) -> vec4<u32> {
-    return vec4<u32>(heap_atomic_exchange(seg, w, OQ_EMPTY),
-        heap_atomic_exchange(seg, w + 1u, OQ_EMPTY),
-        heap_atomic_exchange(seg, w + 2u, OQ_EMPTY),
-        heap_atomic_exchange(seg, w + 3u, OQ_EMPTY));
-}
-
 // Empties every item word of queue chunk c (OQ_EMPTY); true once that and the ouro_settle
 // calls summed in `settled` have taken effect, and always true: a caller publishes c only
-// if it is. 32 exchanges are issued before any of their results is used, so that they wait
-// for memory together. (One after another, the 2048 exchanges of an 8 KiB chunk kept its
-// inserters waiting so long on the H200 that P-VA's out-of-memory mallocs gave up on pages
-// still on their way: 0.8-0.99 of the rounds at most sizes from 64 B on, 1.0 with 32 in
-// flight. Plain stores are faster still: on the H200, P-VA's conformance scenarios take
-// 1.5-4 times as long with these exchanges.) Bounded: OURO_QC_ITEMS exchanges.
+// if it is. The exchanges run one after another, and they cost time: on the H200, P-VA's
+// out-of-memory mallocs gave up on pages still on their way (0.8-0.99 of the rounds at
+// most sizes from 64 B). Issuing 32 before using their results brought it back to
+// 0.9985-1.0, but made the growth scenario (8 segments as separate bindings, a switch in
+// every heap_atomic_* call) run past 400 s on lavapipe against 97 s, and past 110 s on
+// the H200 (benches/results/nvidia-h200-2026-11-24/fixes/14-queue-chunk-setup). Bounded:
+// OURO_QC_ITEMS exchanges.
 fn ouro_queue_chunk_ready(c: u32, settled: u32) -> bool {
     let seg = ouro_qc_segment(c);
     let base = ouro_qc_word(c, 0u);
-    let empty = vec4<u32>(OQ_EMPTY);
-    var same = vec4<u32>(settled, 0u, 0u, 0u);
-    var i = 0u;
-    for (; i + 32u <= OURO_QC_ITEMS; i += 32u) {
-        let w = base + i;
-        let x0 = ouro_empty4(seg, w);
-        let x1 = ouro_empty4(seg, w + 4u);
-        let x2 = ouro_empty4(seg, w + 8u);
-        let x3 = ouro_empty4(seg, w + 12u);
-        let x4 = ouro_empty4(seg, w + 16u);
-        let x5 = ouro_empty4(seg, w + 20u);
-        let x6 = ouro_empty4(seg, w + 24u);
-        let x7 = ouro_empty4(seg, w + 28u);
-        same += vec4<u32>(x0 == empty) + vec4<u32>(x1 == empty) + vec4<u32>(x2 == empty)
-            + vec4<u32>(x3 == empty) + vec4<u32>(x4 == empty) + vec4<u32>(x5 == empty)
-            + vec4<u32>(x6 == empty) + vec4<u32>(x7 == empty);
+    var same = settled;
+    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
+        same += u32(heap_atomic_exchange(seg, base + i, OQ_EMPTY) == OQ_EMPTY);
     }
-    for (; i < OURO_QC_ITEMS; i++) { // chunks under 128 bytes
-        same.x += u32(heap_atomic_exchange(seg, base + i, OQ_EMPTY) == OQ_EMPTY);
-    }
-    return dot(same, vec4<u32>(1u)) <= OURO_QC_ITEMS + settled;
+    return same <= OURO_QC_ITEMS + settled;
 }
 #endif

@@ -52,7 +52,10 @@
 // count) and a free (count + 1, then load the state) rely on it to never both miss each
 // other; if both did, the chunk would keep free pages without a token until its next
 // first free (helping keeps mallocs going meanwhile). It holds on lavapipe (x86 locked
-// instructions) and is what the H200 run must confirm.
+// instructions) and is what the H200 run must confirm. And, as for queue chunks
+// (ouroboros/chunks.wgsl): an exchange yields its old value once it has taken effect, and
+// what depends on that value waits for it; cb_produce places a new chunk's token only
+// after its bitmask is written.
 //
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait and OURO_FILL_PATIENCE more
 // while pages it was promised are hidden or chunks are being filled; a walk of at most one
@@ -281,6 +284,12 @@ fn cb_produce(k: u32) -> HeapAlloc {
     ouro_fill_begin(k);
     let words = cb_words(k);
     let base = OURO_CB_BITS + c * OURO_CB_WORDS;
+    // Exchanges, and the token placed below only under a condition on their old values
+    // (`settled`, as ouro_queue_chunk_ready does for queue chunks). c's bitmask from its
+    // previous life says every page is free; had a relaxed store here taken effect after
+    // the token was placed, a walker that found the token could have claimed page 0, which
+    // is ours. At most OURO_CB_WORDS exchanges.
+    var settled = 0u;
     for (var w = 0u; w < words; w++) {
         var bits = 0xffffffffu;
         if (batch < 32u) {
@@ -289,7 +298,7 @@ fn cb_produce(k: u32) -> HeapAlloc {
         if (w == 0u) {
             bits &= ~1u; // page 0 is ours
         }
-        atomicStore(&heap_meta[base + w], bits);
+        settled += u32(atomicExchange(&heap_meta[base + w], bits) == bits);
     }
     // Relative, never a store: a walker that read this chunk's token in its previous life
     // may be between its decrement and its undo; an add keeps that pair balanced. Every
@@ -302,7 +311,9 @@ fn cb_produce(k: u32) -> HeapAlloc {
         // retired below. Through none, a late requeue from c's previous life could claim
         // the pooled chunk and later clear the state of c's next life while its token is
         // in the queue, letting a second token in.
-        if (!ct_insert(k, c)) {
+        // settled <= words always holds; the condition keeps the insertion after the
+        // exchanges.
+        if (settled > words || !ct_insert(k, c)) {
             // No place for the token (a virtualized queue found no queue chunk: the heap is
             // full). Undo and report out of memory, as a page-based producer whose queue
             // takes nothing does. Nobody can have claimed a page of c: it has no token, and

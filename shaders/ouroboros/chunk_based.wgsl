@@ -284,11 +284,11 @@ fn cb_produce(k: u32) -> HeapAlloc {
     ouro_fill_begin(k);
     let words = cb_words(k);
     let base = OURO_CB_BITS + c * OURO_CB_WORDS;
-    // Exchanges, and the token placed below only under a condition on their old values
-    // (`settled`, as ouro_queue_chunk_ready does for queue chunks). c's bitmask from its
-    // previous life says every page is free; had a relaxed store here taken effect after
-    // the token was placed, a walker that found the token could have claimed page 0, which
-    // is ours. At most OURO_CB_WORDS exchanges.
+    // Exchanges (ouro_settle), and the token placed below only under a condition on their
+    // old values (`settled`, as ouro_queue_chunk_ready does for queue chunks). c's bitmask
+    // from its previous life says every page is free; had a relaxed store here taken
+    // effect after the token was placed, a walker that found the token could have claimed
+    // page 0, which is ours. At most OURO_CB_WORDS exchanges.
     var settled = 0u;
     for (var w = 0u; w < words; w++) {
         var bits = 0xffffffffu;
@@ -298,7 +298,7 @@ fn cb_produce(k: u32) -> HeapAlloc {
         if (w == 0u) {
             bits &= ~1u; // page 0 is ours
         }
-        settled += u32(atomicExchange(&heap_meta[base + w], bits) == bits);
+        settled += ouro_settle(base + w, bits);
     }
     // Relative, never a store: a walker that read this chunk's token in its previous life
     // may be between its decrement and its undo; an add keeps that pair balanced. Every

@@ -236,6 +236,13 @@ fn ouro_pages_coming(k: u32) -> bool {
     return ouro_batches_filling(k) || bsem_count(ouro_queue_meta(k)) > 0;
 }
 
+// Sets heap_meta[word] to value; 1 if it held value already, else 0. A sum of these gates
+// a publication that must come after the writes (ouro_queue_chunk_ready below;
+// chunk_based.wgsl's cb_produce, before it places a new chunk's token).
+fn ouro_settle(word: u32, value: u32) -> u32 {
+    return u32(atomicExchange(&heap_meta[word], value) == value);
+}
+
 #ifdef OURO_VIRTUAL_QUEUES
 // Where item pos (modulo OURO_QC_ITEMS) of queue chunk c lives: the chunk's segment, and
 // the word in that segment's view (a chunk never crosses a segment).
@@ -262,12 +269,6 @@ fn ouro_qc_word(c: u32, pos: u32) -> u32 {
 // value they return: an exchange yields its old value once it has taken effect, and what
 // depends on that value waits for it (an assumption beyond WGSL's memory model, of the
 // same kind as chunk_based.wgsl's).
-
-// Sets heap_meta[word] to value; 1 if it held value already, else 0 (for the sum that
-// ouro_queue_chunk_ready checks).
-fn ouro_settle(word: u32, value: u32) -> u32 {
-    return u32(atomicExchange(&heap_meta[word], value) == value);
-}
 
 // Empties every item word of queue chunk c (OQ_EMPTY); true once that and the ouro_settle
 // calls summed in `settled` have taken effect, and always true: a caller publishes c only

@@ -273,7 +273,7 @@ fn ouro_qc_word(c: u32, pos: u32) -> u32 {
 // Empties every item word of queue chunk c (OQ_EMPTY); true once that and the ouro_settle
 // calls summed in `settled` have taken effect, and always true: a caller publishes c only
 // if it is. The exchanges run one after another, and they cost time: on the H200, P-VA's
-// out-of-memory mallocs gave up on pages still on their way (0.80-0.99 of the rounds at
+// out-of-memory mallocs gave up on pages still on their way (0.80-0.98 of the rounds at
 // four sizes from 64 B). Issuing 32 before using their results brought it back to
 // 0.9985-1.0, but made the growth scenarios (8 segments as separate bindings, a switch in
 // every heap_atomic_* call) run past 400 s on lavapipe against 92-97 s, and past 100 s on

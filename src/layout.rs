@@ -453,11 +453,32 @@ impl HeapLayout {
     }
 }
 
+/// heap_atomic_fill's body over the atomic array ARR. Each iteration issues 4 exchanges
+/// before it uses any of their old values, so that they wait for memory together
+/// (benches/results/nvidia-h200-2026-11-24/fixes/15-fill). One at a time, C-VL's
+/// out-of-memory run on the H200 stalled at 128 B in both runs; with 4, two of three runs
+/// finished and one stalled at 512 B. More did not pay: on lavapipe, whose compiler runs
+/// inside the first dispatch, 8 made a P-VA shader's compile run past the 60 s watchdog;
+/// on the H200, 32 made the growth scenarios (8 separately bound segments) run past 100 s,
+/// and a P-VA alloc run failed a free.
+const FILL_BODY: &str = "var w = word; let end = word + count; var same = 0u;
+    for (; w + 4u <= end; w += 4u) {
+        let old = vec4<u32>(atomicExchange(&ARR[w], value), atomicExchange(&ARR[w + 1u], value),
+            atomicExchange(&ARR[w + 2u], value), atomicExchange(&ARR[w + 3u], value));
+        same += dot(vec4<u32>(old == vec4<u32>(value)), vec4<u32>(1u));
+    }
+    for (; w < end; w++) { same += u32(atomicExchange(&ARR[w], value) == value); }
+    return same;";
+
 /// Generates heap_atomic_{load,store,exchange,add,cas}(segment, word, ..) over the atomic
 /// views: `array(i)` names segment i's array; `switch_over` is the segment count for
-/// separate bindings (a switch), None for a binding array indexed by `segment`.
+/// separate bindings (a switch), None for a binding array indexed by `segment`. Also
+/// heap_atomic_fill(segment, word, count, value): exchanges value into the count words from
+/// word on (they must not leave the segment) and returns how many held it already; its
+/// switch sits outside its loop, so a growable heap's separate bindings cost one switch, not
+/// one per word.
 fn atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_over: Option<u32>) {
-    let ops: [(&str, &str, &str, &str); 5] = [
+    let ops: [(&str, &str, &str, &str); 6] = [
         ("load", "", "u32", "return atomicLoad(&ARR[word]);"),
         (
             "store",
@@ -484,6 +505,7 @@ fn atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_over: 
             "let x = atomicCompareExchangeWeak(&ARR[word], compare, value); \
              return vec2<u32>(x.old_value, select(0u, 1u, x.exchanged));",
         ),
+        ("fill", ", count: u32, value: u32", "u32", FILL_BODY),
     ];
     for (name, args, ret, body) in ops {
         let arrow = if ret.is_empty() {

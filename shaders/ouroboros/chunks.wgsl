@@ -272,20 +272,13 @@ fn ouro_qc_word(c: u32, pos: u32) -> u32 {
 
 // Empties every item word of queue chunk c (OQ_EMPTY); true once that and the ouro_settle
 // calls summed in `settled` have taken effect, and always true: a caller publishes c only
-// if it is. The exchanges run one after another, and they cost time: on the H200, P-VA's
-// out-of-memory mallocs gave up on pages still on their way (0.80-0.98 of the rounds at
-// four sizes from 64 B). Issuing 32 before using their results brought it back to
-// 0.9985-1.0, but made the growth scenarios (8 segments as separate bindings, a switch in
-// every heap_atomic_* call) run past 400 s on lavapipe against 92-97 s, and past 100 s on
-// the H200 (benches/results/nvidia-h200-2026-11-24/fixes/14-queue-chunk-setup). Bounded:
-// OURO_QC_ITEMS exchanges.
+// if it is. heap_atomic_fill (generated for the heap's bindings, src/layout.rs, which says
+// why) keeps 4 exchanges in flight. They cost the frees time: on the H200, P-VA's 1M ×
+// 16 B free took 2.4 ms against 0.79 ms with plain stores, P-VL's 248 ms against 68 ms.
+// Bounded: OURO_QC_ITEMS exchanges.
 fn ouro_queue_chunk_ready(c: u32, settled: u32) -> bool {
     let seg = ouro_qc_segment(c);
-    let base = ouro_qc_word(c, 0u);
-    var same = settled;
-    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
-        same += u32(heap_atomic_exchange(seg, base + i, OQ_EMPTY) == OQ_EMPTY);
-    }
+    let same = settled + heap_atomic_fill(seg, ouro_qc_word(c, 0u), OURO_QC_ITEMS, OQ_EMPTY);
     return same <= OURO_QC_ITEMS + settled;
 }
 #endif

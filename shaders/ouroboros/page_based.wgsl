@@ -70,6 +70,11 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
     var pos = 0u;
     var chunk = OURO_NO_CHUNK;
     if (positions_first) {
+        // Filling from here on, before its storage and chunk are secured: while it waits for
+        // a queue chunk being set up, dry mallocs must see pages on their way
+        // (ouro_pages_coming), or they report out of memory. Only here: it has just seen
+        // free chunks, where a producer that fails on a full heap would keep the count up.
+        ouro_fill_begin(k);
         pos = cq_reserve_back(k, batch - 1u);
         if (cq_storage(k, pos, batch - 1u)) {
             chunk = ouro_page_chunk_alloc(k);
@@ -79,7 +84,9 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
     }
     let got = chunk < OURO_CHUNK_CONTENDED;
     if (got) {
-        ouro_fill_begin(k);
+        if (!positions_first) {
+            ouro_fill_begin(k);
+        }
         atomicStore(&heap_meta[OURO_CHUNK_INFO + chunk], k + 1u);
         if (!positions_first && batch > 1u) {
             pos = cq_reserve_back(k, batch - 1u);
@@ -102,6 +109,9 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
         }
     }
     if (!got) {
+        if (positions_first) {
+            ouro_fill_end(k);
+        }
         atomicSub(&heap_meta[qm + 4u], 1u);
         bsem_signal(qm, 0u, 1u);
         if (chunk == OURO_CHUNK_CONTENDED) {

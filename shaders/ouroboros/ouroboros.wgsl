@@ -25,7 +25,7 @@ const OURO_QC_ITEMS: u32 = OURO_CHUNK_UNITS * 4u;
 const OURO_QC_SHIFT: u32 = OURO_CHUNK_SHIFT + 2u;
 const VQ_PTR_WAIT: u32 = 256u;
 // Longer than the maker's own bound: OURO_POOL_TRIES pool dequeues of up to OQ_SLOT_WAIT
-// rounds each, then OURO_QC_ITEMS stores. A waiter that gave up on a chunk still being
+// rounds each, then OURO_QC_ITEMS exchanges. A waiter that gave up on a chunk still being
 // made would leave its position unconsumed, which blocks a VAQ slot or a VLQ for good.
 const OURO_MAKE_WAIT: u32 = (OURO_POOL_TRIES + 1u) * OQ_SLOT_WAIT;
 const OURO_INFO_QUEUE: u32 = 0x80000000u;

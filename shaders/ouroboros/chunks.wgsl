@@ -93,9 +93,15 @@ fn ouro_chunk_alloc() -> u32 {
 
 // Returns a chunk to the pool. False if the pool's ring could not take it (counted by the
 // caller as contention; see queues/index_queue.wgsl for when that can happen).
+//
+// The info reset must take effect before the chunk is in the pool. Our reading of P-VA's
+// work generation on the H200 (2^20 × 4-64 B: 511 dequeues gave up on old content, one
+// valid free rejected as invalid): a relaxed reset landed after the next owner's stamp,
+// leaving a page chunk marked free, so its 511 queued pages no longer passed
+// cq_holds_item and the free of the page its producer kept failed the info check. Hence
+// ouro_stamp.
 fn ouro_chunk_free(chunk: u32) -> bool {
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + chunk], 0u);
-    if (oq_enqueue(OURO_POOL, chunk + 1u)) {
+    if (ouro_stamp(OURO_CHUNK_INFO + chunk, 0u) && oq_enqueue(OURO_POOL, chunk + 1u)) {
         bsem_signal(ouro_queue_meta(OURO_POOL), 1u, 0u);
         return true;
     }
@@ -241,6 +247,15 @@ fn ouro_pages_coming(k: u32) -> bool {
 // chunk_based.wgsl's cb_produce, before it places a new chunk's token).
 fn ouro_settle(word: u32, value: u32) -> u32 {
     return u32(atomicExchange(&heap_meta[word], value) == value);
+}
+
+// Sets the info word `word` (OURO_CHUNK_INFO + c) to value; true once that has taken
+// effect, and always true (no info word ever holds 0xffffffff), so a caller that publishes
+// the chunk only if it is waits for the write: what depends on an exchange's old value
+// waits for it, the assumption of ouro_settle. (A 0/1 result, as ouro_settle's, would let
+// a compiler fold the test away.)
+fn ouro_stamp(word: u32, value: u32) -> bool {
+    return atomicExchange(&heap_meta[word], value) != 0xffffffffu;
 }
 
 #ifdef OURO_VIRTUAL_QUEUES

@@ -83,11 +83,15 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
         chunk = ouro_page_chunk_alloc(k);
     }
     let got = chunk < OURO_CHUNK_CONTENDED;
+    var stamped = false;
     if (got) {
         if (!positions_first) {
             ouro_fill_begin(k);
         }
-        atomicStore(&heap_meta[OURO_CHUNK_INFO + chunk], k + 1u);
+        // The class stamp takes effect before any page is queued: a dequeuer takes a page
+        // only from a chunk stamped with its class (cq_holds_item), and gives up after
+        // OQ_SLOT_WAIT rounds. The pages go in only if `stamped` (always, once it has).
+        stamped = ouro_stamp(OURO_CHUNK_INFO + chunk, k + 1u);
         if (!positions_first && batch > 1u) {
             pos = cq_reserve_back(k, batch - 1u);
         }
@@ -100,10 +104,10 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
         var cursor = OURO_NO_CHUNK;
         for (var i = 1u; i < batch; i++) {
             var item = OQ_VOID;
-            if (got) {
+            if (stamped) {
                 item = heap_handle_of(first + i * pu);
             }
-            if (cq_put_at(k, pos + i - 1u, item, &cursor) && got) {
+            if (cq_put_at(k, pos + i - 1u, item, &cursor) && stamped) {
                 added += 1u;
             }
         }

@@ -160,7 +160,9 @@ fn ouro_page_chunk_alloc(k: u32) -> u32 {
 }
 
 // malloc's wait on the class semaphore, with the productions it is told to make or helps
-// with (the header says how it ends).
+// with (the header says how it ends). Every production goes through one call of
+// ouro_p_produce: shaders are inlined whole, and on lavapipe each further call site of
+// that queue-heavy function made a virtualized heap's pipelines much slower to compile.
 fn ouro_p_malloc(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
@@ -171,18 +173,33 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
     // Rounds since our production found no memory while no pages were coming (0: none).
     var dry = 0u;
     loop {
-        if (round >= OURO_ROUNDS) {
-            break;
-        }
-        // Once dry, only take units that are there: no reservation, no production.
+        // Out of rounds: one last production, if this malloc may make one.
+        let last = round >= OURO_ROUNDS;
         var r = BSEM_PENDING;
-        if (dry == 0u) {
+        var produce = false;
+        if (last) {
+            bsem_abandon(qm, 1u, &st);
+            ouro_count(OURO_EV_OUT_OF_ROUNDS);
+            if (dry > 0u) {
+                // Our production found no memory, and the pages that turned up since went
+                // to others: out of memory, as that production said. (Judged by the class
+                // instead, pages still coming made it contention: on the H200, a
+                // one-dispatch fill of an 8 MiB P-S heap reported 10 such NULLs.)
+                return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+            }
+            if (!bsem_help(qm)) {
+                if (ouro_class_exhausted(k)) {
+                    return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+                }
+                return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+            }
+            produce = true;
+        } else if (dry == 0u) {
             r = bsem_step(qm, 1u, batch, &st);
         } else if (bsem_count(qm) > 0 && bsem_try_take(qm, 1u)) {
+            // Once dry, only take units that are there: no reservation, no production.
             r = BSEM_GOT;
         }
-        var produced = false;
-        var a = HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
         if (r == BSEM_GOT) {
             let v = cq_dequeue(k);
             if (v != OQ_EMPTY) {
@@ -196,17 +213,16 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
             bsem_signal(qm, 1u, 0u);
             ouro_count(OURO_EV_MISSED);
             misses += 1u;
-            if (dry == 0u && misses >= OURO_P_HELP_MISSES && !ouro_batches_filling(k)
-                && bsem_help(qm)) {
-                a = ouro_p_produce(k);
-                produced = true;
-            }
+            produce = dry == 0u && misses >= OURO_P_HELP_MISSES && !ouro_batches_filling(k)
+                && bsem_help(qm);
         } else if (r == BSEM_ALLOCATE) {
-            a = ouro_p_produce(k);
-            produced = true;
+            produce = true;
         }
-        if (produced && a.status != HEAP_OUT_OF_MEMORY) {
-            return a;
+        if (produce) {
+            let a = ouro_p_produce(k);
+            if (last || a.status != HEAP_OUT_OF_MEMORY) {
+                return a;
+            }
         }
         // No memory for a batch of our own, but pages are queued or others are filling
         // batches: wait on. (It may have been told to produce only because the waiters
@@ -221,7 +237,7 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
         // not got their chunk yet, are out of its sight. (On the H200, the last round of
         // 100k mallocs on a 2 GiB P-VA heap failed hundreds to tens of thousands of them
         // that way, while others went on to queue 100k-400k pages.)
-        if (produced && dry == 0u && !ouro_pages_coming(k)) {
+        if (produce && dry == 0u && !ouro_pages_coming(k)) {
             dry = 1u;
         } else if (dry > 0u) {
             if (dry >= OURO_DRY_ROUNDS && !ouro_pages_coming(k)) {
@@ -238,22 +254,7 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
             round += 1u;
         }
     }
-    bsem_abandon(qm, 1u, &st);
-    ouro_count(OURO_EV_OUT_OF_ROUNDS);
-    if (dry > 0u) {
-        // Our production found no memory, and the pages that turned up since went to
-        // others: out of memory, as that production said. (Judged by the class instead,
-        // pages still coming made it contention: on the H200, a one-dispatch fill of an
-        // 8 MiB P-S heap reported 10 such NULLs.)
-        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-    }
-    if (bsem_help(qm)) {
-        return ouro_p_produce(k); // out of rounds: one last production (or out of memory)
-    }
-    if (ouro_class_exhausted(k)) {
-        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-    }
-    return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+    return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION); // not reached: the loop returns
 }
 
 // Pages are returned to their class queue. Validation (chunk, class, alignment, live bit)

@@ -285,6 +285,15 @@ fn ouro_qc_word(c: u32, pos: u32) -> u32 {
 // depends on that value waits for it (an assumption beyond WGSL's memory model, of the
 // same kind as chunk_based.wgsl's).
 
+// Empties item word w of a queue chunk in segment seg, a word that only the caller writes
+// now and that holds OQ_SKIP or an item, never OQ_EMPTY; true once that has taken effect,
+// and always true. Its caller then finishes the position, which can release the chunk to
+// the pool: only if this is true, so the write cannot land in the chunk's next life (as a
+// plain store could, erasing an item or a user's data written there later).
+fn ouro_qc_clear(seg: u32, w: u32) -> bool {
+    return heap_atomic_exchange(seg, w, OQ_EMPTY) != OQ_EMPTY;
+}
+
 // Empties every item word of queue chunk c (OQ_EMPTY); true once that and the ouro_settle
 // calls summed in `settled` have taken effect, and always true: a caller publishes c only
 // if it is. heap_atomic_fill (generated for the heap's bindings, src/layout.rs, which says

@@ -254,10 +254,10 @@ fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
                 }
                 skipped = x.x == OQ_SKIP;
             }
-            if (!skipped) {
+            // The word holds OQ_SKIP, so the clear is always true.
+            if (!skipped || !ouro_qc_clear(seg, w)) {
                 return oq_failed(OQ_FAIL_SLOT_WAIT);
             }
-            heap_atomic_store(seg, w, OQ_EMPTY);
         }
         // The position ends without an item (its dequeuer gave up, or its lap of the slot
         // has no storage): it is ours to consume; the item goes to a fresh position.
@@ -308,8 +308,11 @@ fn vq_dequeue(q: u32) -> u32 {
             cq_gave_up_on(v);
             return OQ_EMPTY;
         }
-        // An item, or OQ_VOID (the enqueuer abandoned the position): ours to consume.
-        heap_atomic_store(seg, w, OQ_EMPTY);
+        // An item, or OQ_VOID (the enqueuer abandoned the position): ours to consume. The
+        // word holds it, so the clear is always true.
+        if (!ouro_qc_clear(seg, w)) {
+            return OQ_EMPTY;
+        }
         vq_consumed(q, pos, c);
         if (v != OQ_VOID) {
             return v;

@@ -433,8 +433,8 @@ fn vl_put_at(q: u32, first_pos: u32, item: u32, cursor: ptr<function, u32>) -> b
                 outcome = 1u;
                 break;
             }
-            if (x.x == OQ_SKIP) {
-                heap_atomic_store(seg, w, OQ_EMPTY);
+            // Found abandoned: the word holds OQ_SKIP, so the clear is always true.
+            if (x.x == OQ_SKIP && ouro_qc_clear(seg, w)) {
                 outcome = 2u;
                 break;
             }

@@ -309,8 +309,10 @@ fn vq_dequeue(q: u32) -> u32 {
             return OQ_EMPTY;
         }
         // An item, or OQ_VOID (the enqueuer abandoned the position): ours to consume. The
-        // word holds it, so the clear is always true.
+        // word holds it, so the clear is always true. (False would mean v was content from
+        // before the chunk's setup: the position stays open, counted as stranded.)
         if (!ouro_qc_clear(seg, w)) {
+            ouro_count(OURO_EV_STRANDED);
             return OQ_EMPTY;
         }
         vq_consumed(q, pos, c);

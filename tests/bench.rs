@@ -60,8 +60,17 @@ fn quick_suite_runs_and_measures_every_cell() {
                 );
                 let m = r.malloc.unwrap();
                 assert!(m.min <= m.median && m.median <= m.max, "{what}: {m:?}");
+                // Every timed round is kept, in order, and the summary is made of them.
+                let rounds = r.rounds as usize;
+                assert_eq!(r.malloc_rounds_ms.len(), rounds, "{what}");
+                assert_eq!(r.free_rounds_ms.len(), rounds, "{what}");
+                let lowest = r.malloc_rounds_ms.iter().copied().fold(f64::MAX, f64::min);
+                assert_eq!(lowest, m.min, "{what}: {:?}", r.malloc_rounds_ms);
             }
-            "accumulate" => assert!(!r.failed && r.malloc_ms.unwrap() > 0.0, "{what}"),
+            "accumulate" => {
+                assert!(!r.failed && r.malloc_ms.unwrap() > 0.0, "{what}");
+                assert_eq!(r.malloc_rounds_ms.len(), r.rounds as usize, "{what}");
+            }
             "fragmentation" => {
                 // Without reuse the rounds run out of memory, as the note says.
                 let reuses = r.strategy.parse::<Strategy>().unwrap().reuses_memory();

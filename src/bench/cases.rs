@@ -421,6 +421,8 @@ fn survey(
     record.malloc = Timing::of(&mallocs);
     record.free = Timing::of(&frees);
     record.rounds = mallocs.len() as u32;
+    record.malloc_rounds_ms = mallocs;
+    record.free_rounds_ms = frees;
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
     finish(e, &mut record, log.total, corrupted)?;
     note_cut(
@@ -449,6 +451,7 @@ fn accumulate(e: &Engine, params: Params, options: &Options, mut record: Record)
     let failures = e.failures()?.since(&log.since);
     record.malloc = Timing::of(&mallocs);
     record.rounds = mallocs.len() as u32;
+    record.malloc_rounds_ms = mallocs;
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
     finish(e, &mut record, failures, corrupted)?;
     note_cut(
@@ -581,6 +584,7 @@ fn work_generation(
     log.note(e)?;
     let failures = log.total;
     record.malloc = Timing::of(&mallocs);
+    record.malloc_rounds_ms = mallocs;
 
     // The baseline: count, scan, read the total back, allocate, write.
     let limits = e.device().limits();

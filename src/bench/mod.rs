@@ -209,6 +209,14 @@ pub struct Record {
     pub free_ms: Option<f64>,
     pub malloc: Option<Timing>,
     pub free: Option<Timing>,
+    /// Every timed round's malloc pass time, in the order the rounds ran (the first rounds
+    /// after a pipeline compile can be slower: BENCHMARKS.md, Method). Empty in results
+    /// written before 2026-11-25.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub malloc_rounds_ms: Vec<f64>,
+    /// Every timed round's free pass time, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub free_rounds_ms: Vec<f64>,
     /// Failed calls by cause over all rounds of the cell.
     pub failures: Failures,
     /// Words that read back wrong.

@@ -470,7 +470,7 @@ const FILL_BODY: &str = "var w = word; let end = word + count; var same = 0u;
     for (; w < end; w++) { same += u32(atomicExchange(&ARR[w], value) == value); }
     return same;";
 
-/// Generates heap_atomic_{load,store,exchange,add,cas}(segment, word, ..) over the atomic
+/// Generates heap_atomic_{load,exchange,add,cas}(segment, word, ..) over the atomic
 /// views: `array(i)` names segment i's array; `switch_over` is the segment count for
 /// separate bindings (a switch), None for a binding array indexed by `segment`. Also
 /// heap_atomic_fill(segment, word, count, value): exchanges value into the count words from
@@ -478,14 +478,8 @@ const FILL_BODY: &str = "var w = word; let end = word + count; var same = 0u;
 /// switch sits outside its loop, so a growable heap's separate bindings cost one switch, not
 /// one per word.
 fn atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_over: Option<u32>) {
-    let ops: [(&str, &str, &str, &str); 6] = [
+    let ops: [(&str, &str, &str, &str); 5] = [
         ("load", "", "u32", "return atomicLoad(&ARR[word]);"),
-        (
-            "store",
-            ", value: u32",
-            "",
-            "atomicStore(&ARR[word], value);",
-        ),
         (
             "exchange",
             ", value: u32",
@@ -508,14 +502,9 @@ fn atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_over: 
         ("fill", ", count: u32, value: u32", "u32", FILL_BODY),
     ];
     for (name, args, ret, body) in ops {
-        let arrow = if ret.is_empty() {
-            String::new()
-        } else {
-            format!(" -> {ret}")
-        };
         let _ = writeln!(
             s,
-            "fn heap_atomic_{name}(segment: u32, word: u32{args}){arrow} {{"
+            "fn heap_atomic_{name}(segment: u32, word: u32{args}) -> {ret} {{"
         );
         match switch_over {
             None => {
@@ -531,9 +520,7 @@ fn atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_over: 
                     );
                 }
                 let _ = writeln!(s, "        default: {{}}\n    }}");
-                if !ret.is_empty() {
-                    let _ = writeln!(s, "    return {ret}();");
-                }
+                let _ = writeln!(s, "    return {ret}();");
             }
         }
         let _ = writeln!(s, "}}");

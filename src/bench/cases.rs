@@ -418,11 +418,8 @@ fn survey(
         }
     }
     log.note(e)?;
-    record.malloc = Timing::of(&mallocs);
-    record.free = Timing::of(&frees);
     record.rounds = mallocs.len() as u32;
-    record.malloc_rounds_ms = mallocs;
-    record.free_rounds_ms = frees;
+    record.set_rounds(mallocs, frees);
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
     finish(e, &mut record, log.total, corrupted)?;
     note_cut(
@@ -449,9 +446,8 @@ fn accumulate(e: &Engine, params: Params, options: &Options, mut record: Record)
         }
     }
     let failures = e.failures()?.since(&log.since);
-    record.malloc = Timing::of(&mallocs);
     record.rounds = mallocs.len() as u32;
-    record.malloc_rounds_ms = mallocs;
+    record.set_rounds(mallocs, Vec::new());
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
     finish(e, &mut record, failures, corrupted)?;
     note_cut(
@@ -583,8 +579,7 @@ fn work_generation(
     }
     log.note(e)?;
     let failures = log.total;
-    record.malloc = Timing::of(&mallocs);
-    record.malloc_rounds_ms = mallocs;
+    record.set_rounds(mallocs, Vec::new());
 
     // The baseline: count, scan, read the total back, allocate, write.
     let limits = e.device().limits();

@@ -251,6 +251,14 @@ pub struct Report {
 }
 
 impl Record {
+    /// Keeps every timed round's malloc and free time, in order, with their summaries.
+    pub(crate) fn set_rounds(&mut self, mallocs: Vec<f64>, frees: Vec<f64>) {
+        self.malloc = Timing::of(&mallocs);
+        self.free = Timing::of(&frees);
+        self.malloc_rounds_ms = mallocs;
+        self.free_rounds_ms = frees;
+    }
+
     /// What names the cell: test, strategy, threads and sizes (one record per cell in a
     /// report).
     pub fn cell(&self) -> (&str, &str, u32, u32, Option<u32>) {

@@ -66,9 +66,8 @@
 // retiring chunk's units. A malloc whose walks miss OURO_CB_HELP_MISSES times, or that
 // runs out of rounds, produces a chunk itself (bsem_help); one that finds no memory while
 // the class has free pages or chunks being filled waits on for those pages, as in
-// page_based.wgsl. It fails only when its rounds are spent and a last production fails:
-// HEAP_OUT_OF_MEMORY if its class can get no more pages (ouro_class_exhausted), else
-// HEAP_CONTENTION.
+// page_based.wgsl. It fails only when its rounds are spent and its last production
+// (registered or not: ouro_help_last) finds no memory: HEAP_OUT_OF_MEMORY.
 
 const OURO_CB_RETIRED: i32 = -16777216;
 const OURO_CB_NONE: u32 = 0xffffffffu;
@@ -267,18 +266,19 @@ fn cb_find(k: u32, spread: u32) -> u32 {
 
 // A new chunk for class k: page 0 for the caller, the others free in its bitmask, its token
 // in the queue (the semaphore told this invocation to produce).
-fn cb_produce(k: u32) -> HeapAlloc {
+// `retire`: the batches its signals retire (as for ouro_p_produce).
+fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     if (atomicAdd(&heap_meta[qm + 4u], 1u) >= ouro_chunk_limit(k)) {
         atomicSub(&heap_meta[qm + 4u], 1u);
-        bsem_signal(qm, 0u, 1u);
+        bsem_signal(qm, 0u, retire);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     let c = ouro_chunk_alloc();
     if (c == OURO_NO_CHUNK) {
         atomicSub(&heap_meta[qm + 4u], 1u);
-        bsem_signal(qm, 0u, 1u);
+        bsem_signal(qm, 0u, retire);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     ouro_fill_begin(k);
@@ -323,7 +323,7 @@ fn cb_produce(k: u32) -> HeapAlloc {
             atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_RETIRED);
             atomicSub(&heap_meta[qm + 4u], 1u);
             ouro_chunk_free(c);
-            bsem_signal(qm, 0u, 1u);
+            bsem_signal(qm, 0u, retire);
             ouro_fill_end(k);
             return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
         }
@@ -331,7 +331,7 @@ fn cb_produce(k: u32) -> HeapAlloc {
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     }
     atomicStore(&heap_meta[OURO_CHUNK_INFO + c], k + 1u);
-    bsem_signal(qm, batch - 1u, 1u);
+    bsem_signal(qm, batch - 1u, retire);
     ouro_fill_end(k);
     return ouro_grant(c << OURO_CHUNK_SHIFT, ouro_page_units(k));
 }
@@ -345,11 +345,9 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
     var round = 0u;
     var patience = 0u;
     loop {
-        if (round >= OURO_ROUNDS) {
-            break;
-        }
         let last = round + 1u == OURO_ROUNDS;
         var produce = false;
+        var retire = 1u;
         var waiting_on_pages = false;
         let r = bsem_step(qm, 1u, batch, &st);
         if (r == BSEM_GOT) {
@@ -374,12 +372,13 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             ouro_count(OURO_EV_OUT_OF_ROUNDS);
             if (!produce) {
                 bsem_abandon(qm, 1u, &st);
-                produce = bsem_help(qm);
+                retire = ouro_help_last(qm);
+                produce = true;
             }
         }
         // One call site of cb_produce (NIR inlines it, with a whole token insertion).
         if (produce) {
-            let a = cb_produce(k);
+            let a = cb_produce(k, retire);
             // No memory for a chunk of our own, but the class has free pages or others are
             // filling chunks: wait on for those pages, unless the rounds are spent (as
             // page_based.wgsl does; on the H200, a one-dispatch fill of a 1 MiB ouro-c-s heap
@@ -402,10 +401,7 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             round += 1u;
         }
     }
-    if (ouro_class_exhausted(k)) {
-        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-    }
-    return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+    return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION); // not reached: the last round returns
 }
 
 // Outcomes of cb_retire.

@@ -166,35 +166,6 @@ fn ouro_pool_range(lo: u32, hi: u32) {
     }
 }
 
-// True when class k can get no more pages: none is free in its queue (semaphore count),
-// no batch of it is being filled (its pages are about to be signalled), and no new chunk or
-// run can be had (the class is at its chunk limit, or fresh memory cannot
-// hold one more aligned run and, for single chunks, the pool is empty, or for a class on a
-// virtualized queue, only the queue reserve is left). A malloc that ran
-// out of rounds asks this before it reports HEAP_CONTENTION, so that a wait that ends
-// because the heap is full is counted as out of memory (on the H200 most NULLs of a heap
-// filled with 16-byte blocks were counted as contention). A snapshot, as any NULL is: a
-// free right after it may make room again.
-fn ouro_class_exhausted(k: u32) -> bool {
-    let qm = ouro_queue_meta(k);
-    if (ouro_pages_coming(k)) {
-        return false;
-    }
-    if (atomicLoad(&heap_meta[qm + 4u]) >= ouro_chunk_limit(k)) {
-        return true;
-    }
-    let run = ouro_run_chunks(k);
-    let f = atomicLoad(&heap_meta[OURO_FRESH]);
-    let end = ouro_chunk_end();
-    if (run > 1u) {
-        return f >= end || ((f + run - 1u) & ~(run - 1u)) + run > end;
-    }
-    if (cq_virtual(k)) {
-        return ouro_queue_reserve_reached(k) || ouro_free_chunks() <= 0;
-    }
-    return f >= end && bsem_count(ouro_queue_meta(OURO_POOL)) <= 0;
-}
-
 // Whether class k's producers must leave the remaining chunks to queue chunks: pages of a
 // class on a virtualized queue hold at most all chunks but OURO_QUEUE_RESERVE
 // (ouro_page_chunk_alloc says why).

@@ -150,15 +150,32 @@ fn cq_gave_up_on(v: u32) {
 // item; chunk-based: the walk found no chunk to claim from), and its unit goes back; a
 // stranded dequeue also left its position unconsumed, so the item put there is never
 // dequeued while its unit stays in the count; a malloc out of rounds spent OURO_ROUNDS
-// waiting; and a malloc that reported out of memory while its class semaphore still held
-// units.
+// waiting; a malloc that reported out of memory while its class semaphore still held
+// units; and a malloc out of rounds whose last production the semaphore could not register
+// (ouro_help_last).
 const OURO_EV_MISSED: u32 = 0u;
 const OURO_EV_STRANDED: u32 = 1u;
 const OURO_EV_OUT_OF_ROUNDS: u32 = 2u;
 const OURO_EV_OOM_WITH_PAGES: u32 = 3u;
+const OURO_EV_UNREGISTERED: u32 = 4u;
 
 fn ouro_count(event: u32) {
     atomicAdd(&heap_meta[OURO_PAGE_EVENTS + event], 1u);
+}
+
+// A malloc out of rounds makes one last production whether or not the semaphore registers
+// it; returns the batches its signal retires (bsem_signal): 1, or 0 for an unregistered
+// one. bsem_help refuses only with E at its cap, BSEM_E_MAX batches in production; an
+// unregistered batch is then missing from the others' expectation while it is filled, which
+// at worst makes one of them produce another. (Such a malloc used to report HEAP_CONTENTION,
+// the class being far from exhausted: on the H200, P-VL's first round of 1M 16-byte
+// mallocs, where over a thousand mallocs ran out of rounds, failed one in some runs.)
+fn ouro_help_last(qm: u32) -> u32 {
+    if (bsem_help(qm)) {
+        return 1u;
+    }
+    ouro_count(OURO_EV_UNREGISTERED);
+    return 0u;
 }
 
 fn cq_enqueue(k: u32, item: u32) -> bool {

@@ -24,11 +24,10 @@
 // waiting for them, within the same rounds; one that finds nothing coming makes the
 // malloc dry: it only takes pages that turn up, and reports HEAP_OUT_OF_MEMORY after
 // OURO_DRY_ROUNDS rounds (within the same rounds) if still nothing is coming, or when its
-// rounds are spent. A production that reports HEAP_CONTENTION (the chunk pool was
-// contended) ends the malloc with it. Otherwise a malloc fails only when its rounds are
-// spent and a last production fails, or cannot be registered (E at its cap):
-// HEAP_OUT_OF_MEMORY if its class can get no more pages (ouro_class_exhausted), else
-// HEAP_CONTENTION.
+// rounds are spent. A production that reports HEAP_CONTENTION (fresh memory was contended
+// for a run: ouro_run_alloc) ends the malloc with it. Otherwise a malloc fails only when
+// its rounds are spent and its last production (registered or not: ouro_help_last) finds
+// no memory: HEAP_OUT_OF_MEMORY.
 
 const OURO_ROUNDS: u32 = 1024u;
 // Rounds of waiting on batches being filled, in addition to OURO_ROUNDS.
@@ -51,12 +50,15 @@ const OURO_DRY_ROUNDS: u32 = 64u;
 // utilisation once producers secured storage first). The same on the VLQ (abandoned
 // positions marked in queue chunks linked by a storage check) made P-VL worse on the H200:
 // its conformance run went past 220 s, and mixed traffic failed 1244 frees.
-fn ouro_p_produce(k: u32) -> HeapAlloc {
+//
+// `retire`: the batches its signals retire, 1 for a batch registered with the semaphore,
+// 0 for an unregistered one (ouro_help_last).
+fn ouro_p_produce(k: u32, retire: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     if (atomicAdd(&heap_meta[qm + 4u], 1u) >= ouro_chunk_limit(k)) {
         atomicSub(&heap_meta[qm + 4u], 1u);
-        bsem_signal(qm, 0u, 1u);
+        bsem_signal(qm, 0u, retire);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     let positions_first = batch > 1u && cq_abandons(k);
@@ -64,7 +66,7 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
         // Plainly no chunk for the pages: fail before reserving positions, which would
         // only be abandoned (batch - 1 positions that every dequeuer must walk past).
         atomicSub(&heap_meta[qm + 4u], 1u);
-        bsem_signal(qm, 0u, 1u);
+        bsem_signal(qm, 0u, retire);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     var pos = 0u;
@@ -117,7 +119,7 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
             ouro_fill_end(k);
         }
         atomicSub(&heap_meta[qm + 4u], 1u);
-        bsem_signal(qm, 0u, 1u);
+        bsem_signal(qm, 0u, retire);
         if (chunk == OURO_CHUNK_CONTENDED) {
             return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
         }
@@ -128,7 +130,7 @@ fn ouro_p_produce(k: u32) -> HeapAlloc {
         // one waited out its bound) stay out of circulation: count their units.
         atomicAdd(&heap_meta[OURO_LOST_UNITS], (batch - 1u - added) * pu);
     }
-    bsem_signal(qm, added, 1u);
+    bsem_signal(qm, added, retire);
     ouro_fill_end(k);
     return ouro_grant(first, pu);
 }
@@ -177,6 +179,7 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
         let last = round >= OURO_ROUNDS;
         var r = BSEM_PENDING;
         var produce = false;
+        var retire = 1u;
         if (last) {
             bsem_abandon(qm, 1u, &st);
             ouro_count(OURO_EV_OUT_OF_ROUNDS);
@@ -187,12 +190,7 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
                 // one-dispatch fill of an 8 MiB P-S heap reported 10 such NULLs.)
                 return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
             }
-            if (!bsem_help(qm)) {
-                if (ouro_class_exhausted(k)) {
-                    return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-                }
-                return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
-            }
+            retire = ouro_help_last(qm);
             produce = true;
         } else if (dry == 0u) {
             r = bsem_step(qm, 1u, batch, &st);
@@ -219,7 +217,7 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
             produce = true;
         }
         if (produce) {
-            let a = ouro_p_produce(k);
+            let a = ouro_p_produce(k, retire);
             if (last || a.status != HEAP_OUT_OF_MEMORY) {
                 return a;
             }

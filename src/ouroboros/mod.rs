@@ -15,9 +15,9 @@
 //!                           OQ_FAIL_*; [`EnqueueFailures`])
 //!  24                       OURO_STALE_DEQUEUES: dequeues of a virtualized page queue that
 //!                           gave up on old content in their slot (ouroboros.wgsl)
-//!  25 .. 28                 OURO_PAGE_EVENTS: events of mallocs (ouroboros.wgsl,
+//!  25 .. 29                 OURO_PAGE_EVENTS: events of mallocs (ouroboros.wgsl,
 //!                           OURO_EV_*; [`PageEvents`])
-//!  29 .. 31                 reserved
+//!  30 .. 31                 reserved
 //!  32 ..                    OURO_QUEUE_META: 12 words per queue (classes, then the chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit

@@ -119,6 +119,9 @@ pub struct PageEvents {
     pub out_of_rounds: u32,
     /// Mallocs that reported out of memory while their class semaphore held units.
     pub out_of_memory_with_pages: u32,
+    /// Mallocs out of rounds whose last production the semaphore could not register (its
+    /// count of batches in production was at its cap); they produced it unregistered.
+    pub unregistered: u32,
 }
 
 impl PageEvents {
@@ -128,6 +131,7 @@ impl PageEvents {
             stranded: w[1],
             out_of_rounds: w[2],
             out_of_memory_with_pages: w[3],
+            unregistered: w[4],
         }
     }
 }
@@ -216,9 +220,9 @@ impl OuroborosReport {
         let e = &self.page_events;
         if *e != PageEvents::default() {
             s += &format!(
-                "; mallocs: {} missed a page ({} dequeues stranded), {} out of rounds, {} out \
-                 of memory with pages queued",
-                e.missed, e.stranded, e.out_of_rounds, e.out_of_memory_with_pages
+                "; mallocs: {} missed a page ({} dequeues stranded), {} out of rounds ({} \
+                 produced unregistered), {} out of memory with pages queued",
+                e.missed, e.stranded, e.out_of_rounds, e.unregistered, e.out_of_memory_with_pages
             );
         }
         for c in self
@@ -404,6 +408,7 @@ mod tests {
             "OURO_EV_STRANDED",
             "OURO_EV_OUT_OF_ROUNDS",
             "OURO_EV_OOM_WITH_PAGES",
+            "OURO_EV_UNREGISTERED",
         ]
         .iter()
         .enumerate()

@@ -729,12 +729,30 @@ fn run_conformance(
     let bar = ProgressBar::new(total).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("valid template"),
     );
+    // Rows are printed as scenarios finish (a cold driver cache can make a whole run take
+    // minutes); the bar, on a terminal only, stays below them.
+    bar.suspend(|| {
+        println!(
+            "{:<10} {:<18} {:<6} {:>10} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8}",
+            "strategy",
+            "scenario",
+            "result",
+            "operations",
+            "oom",
+            "cont",
+            "inv-rq",
+            "inv-fr",
+            "corrupted",
+            "seconds"
+        );
+    });
     let mut results = Vec::new();
     let mut hung = false;
     'outer: for &strategy in strategies {
         for &scenario in scenarios {
             bar.set_message(format!("{strategy} {}", scenario.name()));
             let r = conformance::run(gpu, strategy, scenario, options);
+            bar.suspend(|| print_conformance_row(&r));
             let stop = r.hung;
             results.push(r);
             if stop {
@@ -745,52 +763,6 @@ fn run_conformance(
         }
     }
     bar.finish_and_clear();
-
-    println!(
-        "{:<10} {:<18} {:<6} {:>10} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8}",
-        "strategy",
-        "scenario",
-        "result",
-        "operations",
-        "oom",
-        "cont",
-        "inv-rq",
-        "inv-fr",
-        "corrupted",
-        "seconds"
-    );
-    for r in &results {
-        println!(
-            "{:<10} {:<18} {:<6} {:>10} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8.2}",
-            r.strategy.name(),
-            r.scenario.name(),
-            if r.passed { "pass" } else { "FAIL" },
-            r.operations,
-            r.failures.out_of_memory,
-            r.failures.contention,
-            r.failures.invalid_request,
-            r.failures.invalid_free,
-            r.corrupted,
-            r.seconds
-        );
-        if let Some(u) = r.utilisation {
-            println!(
-                "    utilisation: {:.2}% of the heap handed out as 16 B ({:.2}% of heap + metadata); \
-                 {:.2}% in one dispatch",
-                u * 100.0,
-                r.utilisation_with_meta.unwrap_or(0.0) * 100.0,
-                r.burst_utilisation.unwrap_or(0.0) * 100.0
-            );
-        }
-        for p in &r.problems {
-            println!("    {p}");
-        }
-        if !r.passed || r.utilisation.is_some() {
-            for p in &r.ouroboros {
-                println!("    heap after {}: {}", p.phase, p.report.summary());
-            }
-        }
-    }
     let passed = results.iter().filter(|r| r.passed).count();
     let failed = results.len() - passed;
     println!("{passed} passed, {failed} failed");
@@ -816,6 +788,40 @@ fn run_conformance(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// One scenario's row of the conformance table, with its details.
+fn print_conformance_row(r: &conformance::ScenarioResult) {
+    println!(
+        "{:<10} {:<18} {:<6} {:>10} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8.2}",
+        r.strategy.name(),
+        r.scenario.name(),
+        if r.passed { "pass" } else { "FAIL" },
+        r.operations,
+        r.failures.out_of_memory,
+        r.failures.contention,
+        r.failures.invalid_request,
+        r.failures.invalid_free,
+        r.corrupted,
+        r.seconds
+    );
+    if let Some(u) = r.utilisation {
+        println!(
+            "    utilisation: {:.2}% of the heap handed out as 16 B ({:.2}% of heap + metadata); \
+             {:.2}% in one dispatch",
+            u * 100.0,
+            r.utilisation_with_meta.unwrap_or(0.0) * 100.0,
+            r.burst_utilisation.unwrap_or(0.0) * 100.0
+        );
+    }
+    for p in &r.problems {
+        println!("    {p}");
+    }
+    if !r.passed || r.utilisation.is_some() {
+        for p in &r.ouroboros {
+            println!("    heap after {}: {}", p.phase, p.report.summary());
+        }
+    }
 }
 
 /// Writes `report` as JSON to `path` through a temporary file, so the file always holds a

@@ -168,8 +168,9 @@ fn ouro_count(event: u32) {
 // one. bsem_help refuses only with E at its cap, BSEM_E_MAX batches in production; an
 // unregistered batch is then missing from the others' expectation while it is filled, which
 // at worst makes one of them produce another. (Such a malloc used to report HEAP_CONTENTION,
-// the class being far from exhausted: on the H200, P-VL's first round of 1M 16-byte
-// mallocs, where over a thousand mallocs ran out of rounds, failed one in some runs.)
+// the class being far from exhausted: on the H200, P-VL failed one in some runs of 1M
+// 16-byte mallocs and of its 32-byte out-of-memory test, with a thousand mallocs out of
+// rounds and a million pages queued.)
 fn ouro_help_last(qm: u32) -> u32 {
     if (bsem_help(qm)) {
         return 1u;

@@ -1,0 +1,108 @@
+//! A page-based malloc whose rounds run out while its class semaphore's count of batches in
+//! production (E) is at its cap still gets a page: its last production goes ahead
+//! unregistered (`ouro_help_last`) instead of failing with contention.
+//!
+//! On the H200 that cap was reached by P-VL with a million mallocs in flight. lavapipe does
+//! not get there, so the test puts E at its cap before the mallocs run: none can register a
+//! batch, all wait out their rounds while E says batches are on their way, and each then
+//! produces.
+
+mod common;
+
+use common::Kernel;
+use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+
+const THREADS: u32 = 64;
+
+const KERNEL: &str = r#"
+#include "alloc.wgsl"
+
+// [i] the handle of invocation i
+@group(1) @binding(0) var<storage, read_write> handles: array<u32>;
+
+@compute @workgroup_size(1)
+fn saturate() {
+    atomicStore(&heap_meta[ouro_queue_meta(0u) + 1u], BSEM_E_MAX << BSEM_R_BITS);
+}
+
+@compute @workgroup_size(64)
+fn alloc(@builtin(global_invocation_id) id: vec3<u32>) {
+    let p = malloc(16u);
+    handles[id.x] = p;
+    if (p != 0u) {
+        for (var w = 0u; w < 4u; w++) {
+            heap_store(p, w, id.x * 4u + w + 1u);
+        }
+    }
+}
+
+// Replaces each handle by the number of its words that do not hold the pattern, then frees.
+@compute @workgroup_size(64)
+fn check(@builtin(global_invocation_id) id: vec3<u32>) {
+    let p = handles[id.x];
+    var bad = 0u;
+    for (var w = 0u; w < 4u; w++) {
+        bad += u32(heap_load(p, w) != id.x * 4u + w + 1u);
+    }
+    free(p);
+    handles[id.x] = bad;
+}
+"#;
+
+#[test]
+fn ouro_p_s_malloc_produces_with_batches_at_their_cap() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let heap = GpuHeap::with_config(
+        &gpu.device,
+        &gpu.queue,
+        HeapConfig::new(8 << 20)
+            .strategy(Strategy::OuroPS)
+            .watchdog(common::WATCHDOG),
+    )
+    .unwrap();
+    let handles = common::storage(&gpu, "handles", THREADS as u64 * 4);
+    let kernel = |entry| Kernel::new(&gpu, &heap, KERNEL, entry, &[common::RW]);
+    kernel("saturate").run(&gpu, &heap, &[&handles], 1);
+    kernel("alloc").run(&gpu, &heap, &[&handles], THREADS / 64);
+
+    let got = common::read_words(&gpu, &handles, THREADS as u64);
+    let stats = heap.stats().unwrap();
+    assert_eq!(
+        stats.failures.contention, 0,
+        "mallocs failed with contention"
+    );
+    assert_eq!(
+        stats.failures.out_of_memory, 0,
+        "mallocs failed out of memory"
+    );
+    assert!(got.iter().all(|&h| h != 0), "a NULL handle: {got:?}");
+    // 16-byte allocations at distinct 16-byte units never overlap.
+    let mut sorted = got.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), got.len(), "two mallocs got the same page");
+
+    let report = heap.ouroboros_report().unwrap().expect("an Ouroboros heap");
+    let events = report.page_events;
+    assert!(events.out_of_rounds > 0, "no malloc waited out its rounds");
+    assert!(
+        events.unregistered > 0,
+        "no production went ahead unregistered: {events:?}"
+    );
+    assert!(events.unregistered <= events.out_of_rounds, "{events:?}");
+    // Unregistered productions retire nothing: E is still at its cap (4095), R back at 0.
+    let class = &report.classes[0];
+    assert_eq!(class.batches_in_production, 4095, "E after the mallocs");
+    assert_eq!(class.reserved, 0, "R after the mallocs");
+    assert_eq!(class.live_pages, THREADS as u64);
+
+    kernel("check").run(&gpu, &heap, &[&handles], THREADS / 64);
+    let bad = common::read_words(&gpu, &handles, THREADS as u64);
+    assert!(bad.iter().all(|&b| b == 0), "corrupted words: {bad:?}");
+    let stats = heap.stats().unwrap();
+    assert_eq!(stats.failures.invalid_free, 0, "frees rejected");
+    assert_eq!(
+        heap.ouroboros_report().unwrap().unwrap().classes[0].live_pages,
+        0
+    );
+}

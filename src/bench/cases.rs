@@ -418,7 +418,6 @@ fn survey(
         }
     }
     log.note(e)?;
-    record.rounds = mallocs.len() as u32;
     record.set_rounds(mallocs, frees);
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
     finish(e, &mut record, log.total, corrupted)?;
@@ -446,7 +445,6 @@ fn accumulate(e: &Engine, params: Params, options: &Options, mut record: Record)
         }
     }
     let failures = e.failures()?.since(&log.since);
-    record.rounds = mallocs.len() as u32;
     record.set_rounds(mallocs, Vec::new());
     let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
     finish(e, &mut record, failures, corrupted)?;

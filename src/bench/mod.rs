@@ -251,8 +251,10 @@ pub struct Report {
 }
 
 impl Record {
-    /// Keeps every timed round's malloc and free time, in order, with their summaries.
+    /// Keeps every timed round's malloc and free time, in order, with their summaries and
+    /// the number of rounds (one malloc time each).
     pub(crate) fn set_rounds(&mut self, mallocs: Vec<f64>, frees: Vec<f64>) {
+        self.rounds = mallocs.len() as u32;
         self.malloc = Timing::of(&mallocs);
         self.free = Timing::of(&frees);
         self.malloc_rounds_ms = mallocs;

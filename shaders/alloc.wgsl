@@ -12,7 +12,9 @@
 //   - Every failure is counted by cause in the statistics block (core/stats.wgsl). With full
 //     statistics (GPU_HEAP_FULL_STATISTICS, the default) calls, live allocations and 16-byte
 //     units and the peak of live units are counted too; without, a successful call touches
-//     no statistics word at all.
+//     no statistics word at all. Live counters change only by what a call takes or
+//     releases: they never wrap, and after every allocation is freed both read zero (for
+//     bump, whose free releases nothing, after a reset).
 //   - malloc(0) and sizes above HEAP_MAX_ALLOC return NULL with HEAP_INVALID_REQUEST.
 //   - free of something that is not a live allocation is counted as HEAP_INVALID_FREE
 //     wherever the strategy can tell, and then changes nothing.
@@ -115,6 +117,10 @@ fn free(ptr: u32) {
         return;
     }
 #ifdef GPU_HEAP_FULL_STATISTICS
-    heap_note_free(r.units);
+    // A free that releases nothing (bump: memory comes back only by a reset) leaves the live
+    // counters alone, so they keep agreeing with each other and never wrap.
+    if (r.units != 0u) {
+        heap_note_free(r.units);
+    }
 #endif
 }

@@ -98,6 +98,10 @@ const LIBRARY: &[(&str, &str)] = &[
         include_str!("../shaders/ouroboros/chunks.wgsl"),
     ),
     (
+        "ouroboros/spill.wgsl",
+        include_str!("../shaders/ouroboros/spill.wgsl"),
+    ),
+    (
         "ouroboros/page_based.wgsl",
         include_str!("../shaders/ouroboros/page_based.wgsl"),
     ),

@@ -63,10 +63,14 @@ impl std::ops::AddAssign for Failures {
 /// What [`GpuHeap::stats`](crate::GpuHeap::stats) reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HeapStats {
-    /// Bytes held by live allocations, as granted (rounded up to the unit or page).
+    /// Bytes held by live allocations, as granted (rounded up to the unit or page). A free
+    /// lowers it by what it releases: bump's frees release nothing (its memory comes back by
+    /// [`GpuHeap::reset`](crate::GpuHeap::reset)), so there it counts what was handed out
+    /// since the last reset.
     pub bytes_live: u64,
     /// The most `bytes_live` has been since the last reset.
     pub bytes_peak: u64,
+    /// Live allocations; for bump, allocations since the last reset (see `bytes_live`).
     pub allocations_live: u64,
     pub malloc_calls: u64,
     /// Calls of free with a non-NULL handle.

@@ -12,6 +12,8 @@ fn check(strategy: Strategy, scenario: Scenario) {
         // 512 MiB: several segments on lavapipe (128 MiB bindings).
         heap_size: 512 << 20,
         slots: 8192,
+        // 8192 invocations holding 4 blocks each (the GPU run uses 1024 workgroups or more).
+        workgroups: 128,
         // llvmpipe compiles a pipeline inside its first dispatch (see common::WATCHDOG).
         watchdog: common::WATCHDOG,
         ..Options::default()
@@ -107,4 +109,26 @@ conformance_tests! {
     ouro_c_s_growth: Strategy::OuroCS, Scenario::Growth;
     ouro_c_va_growth: Strategy::OuroCVA, Scenario::Growth;
     ouro_c_vl_growth: Strategy::OuroCVL, Scenario::Growth;
+    bump_scale: Strategy::Bump, Scenario::Scale;
+    bump_free_all: Strategy::Bump, Scenario::FreeAll;
+    rw_bm_scale: Strategy::RwBm, Scenario::Scale;
+    rw_bm_free_all: Strategy::RwBm, Scenario::FreeAll;
+    rw_scale: Strategy::Rw, Scenario::Scale;
+    rw_free_all: Strategy::Rw, Scenario::FreeAll;
+    corw_scale: Strategy::Corw, Scenario::Scale;
+    corw_free_all: Strategy::Corw, Scenario::FreeAll;
+    rw_malloc_scale: Strategy::RwMalloc, Scenario::Scale;
+    rw_malloc_free_all: Strategy::RwMalloc, Scenario::FreeAll;
+    ouro_p_s_scale: Strategy::OuroPS, Scenario::Scale;
+    ouro_p_s_free_all: Strategy::OuroPS, Scenario::FreeAll;
+    ouro_p_va_scale: Strategy::OuroPVA, Scenario::Scale;
+    ouro_p_va_free_all: Strategy::OuroPVA, Scenario::FreeAll;
+    ouro_p_vl_scale: Strategy::OuroPVL, Scenario::Scale;
+    ouro_p_vl_free_all: Strategy::OuroPVL, Scenario::FreeAll;
+    ouro_c_s_scale: Strategy::OuroCS, Scenario::Scale;
+    ouro_c_s_free_all: Strategy::OuroCS, Scenario::FreeAll;
+    ouro_c_va_scale: Strategy::OuroCVA, Scenario::Scale;
+    ouro_c_va_free_all: Strategy::OuroCVA, Scenario::FreeAll;
+    ouro_c_vl_scale: Strategy::OuroCVL, Scenario::Scale;
+    ouro_c_vl_free_all: Strategy::OuroCVL, Scenario::FreeAll;
 }

@@ -1,11 +1,16 @@
 // Conformance kernels: run any strategy through malloc / write / verify / free.
 //
-// Each invocation owns one slot. A live slot holds a handle, the size asked for and a tag;
-// word k of the allocation holds conformance_word(tag, k), written over the whole requested
-// size, so any overlap or stray write shows up as a mismatch when verified.
+// Invocation i owns slots i * K .. i * K + K - 1 (K = params.per_invocation, at least 1), so
+// an invocation can hold several allocations across dispatches. A live slot holds a handle,
+// the size asked for and a tag; word k of the allocation holds conformance_word(tag, k),
+// written over the whole requested size, so any overlap or stray write shows up as a
+// mismatch when verified. Which invocations allocate is decided by a hash of the invocation
+// (malloc_permille), which slots free by a hash of the slot (free_permille): arbitrary
+// subsets of the lanes of a subgroup call the allocator, not only regular masks.
 // tally: [0] successful mallocs, [1] NULLs, [2] corrupted allocations, [3] frees that did
 // not return HEAP_OK, [8 + s] NULLs with status s; [16 + j] status of step j of bad_input.
-// Loops: the pattern loops run over the allocation's words, at most HEAP_MAX_ALLOC / 4.
+// Loops: K slots per invocation; the pattern loops run over the allocation's words, at most
+// HEAP_MAX_ALLOC / 4.
 #include "../alloc.wgsl"
 
 struct Params {
@@ -17,6 +22,10 @@ struct Params {
     free_permille: u32,
     round: u32,
     first: u32, // alloc_pass: slots below this one are left alone
+    per_invocation: u32, // K; 0 counts as 1
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 struct Slot {
@@ -57,6 +66,10 @@ fn pick_size(i: u32) -> u32 {
     return params.size_min + r % (params.size_max - params.size_min + 1u);
 }
 
+fn per_invocation() -> u32 {
+    return max(params.per_invocation, 1u);
+}
+
 fn verify_slot(i: u32) {
     let s = slots[i];
     var bad = false;
@@ -70,13 +83,7 @@ fn verify_slot(i: u32) {
     }
 }
 
-@compute @workgroup_size(64)
-fn alloc_pass(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
-    if (i < params.first || i >= params.slots || slots[i].handle != HEAP_NULL
-        || !chance(params.malloc_permille, i, 1u)) {
-        return;
-    }
+fn alloc_slot(i: u32) {
     let size = pick_size(i);
     let p = malloc(size);
     if (p == HEAP_NULL) {
@@ -92,30 +99,51 @@ fn alloc_pass(@builtin(global_invocation_id) id: vec3<u32>) {
     slots[i] = Slot(p, size, tag, 0u);
 }
 
+// Chosen invocations fill their empty slots (from `first` on) and write the pattern.
 @compute @workgroup_size(64)
-fn verify_pass(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
-    if (i < params.slots && slots[i].handle != HEAP_NULL) {
-        verify_slot(i);
+fn alloc_pass(@builtin(global_invocation_id) id: vec3<u32>) {
+    let n = per_invocation();
+    if (!chance(params.malloc_permille, id.x, 1u)) {
+        return;
+    }
+    for (var j = 0u; j < n; j++) {
+        let i = id.x * n + j;
+        if (i >= params.first && i < params.slots && slots[i].handle == HEAP_NULL) {
+            alloc_slot(i);
+        }
     }
 }
 
-// Verifies, then frees with probability free_permille.
+@compute @workgroup_size(64)
+fn verify_pass(@builtin(global_invocation_id) id: vec3<u32>) {
+    let n = per_invocation();
+    for (var j = 0u; j < n; j++) {
+        let i = id.x * n + j;
+        if (i < params.slots && slots[i].handle != HEAP_NULL) {
+            verify_slot(i);
+        }
+    }
+}
+
+// Verifies every live slot, then frees it with probability free_permille.
 @compute @workgroup_size(64)
 fn free_pass(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
-    if (i >= params.slots || slots[i].handle == HEAP_NULL) {
-        return;
+    let n = per_invocation();
+    for (var j = 0u; j < n; j++) {
+        let i = id.x * n + j;
+        if (i >= params.slots || slots[i].handle == HEAP_NULL) {
+            continue;
+        }
+        verify_slot(i);
+        if (!chance(params.free_permille, i, 2u)) {
+            continue;
+        }
+        free(slots[i].handle);
+        if (heap_status != HEAP_OK) {
+            atomicAdd(&tally[TALLY_FREE_FAILED], 1u);
+        }
+        slots[i] = Slot(HEAP_NULL, 0u, 0u, 0u);
     }
-    verify_slot(i);
-    if (!chance(params.free_permille, i, 2u)) {
-        return;
-    }
-    free(slots[i].handle);
-    if (heap_status != HEAP_OK) {
-        atomicAdd(&tally[TALLY_FREE_FAILED], 1u);
-    }
-    slots[i] = Slot(HEAP_NULL, 0u, 0u, 0u);
 }
 
 fn record(step: u32) {

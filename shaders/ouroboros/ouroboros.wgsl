@@ -40,6 +40,7 @@ fn ouro_queue_info(q: u32) -> u32 {
 #include "../sync/bulk_semaphore.wgsl"
 #include "../queues/index_queue.wgsl"
 #include "chunks.wgsl"
+#include "spill.wgsl"
 #ifdef OURO_QUEUE_VA
 #include "../queues/vaq.wgsl"
 #endif
@@ -196,15 +197,6 @@ fn cq_dequeue(k: u32) -> u32 {
     }
 #endif
     return oq_dequeue(k);
-}
-
-// Why an enqueue failed: a virtualized queue found no memory for a queue chunk; a
-// standard one waited out its bound.
-fn cq_failure(k: u32) -> u32 {
-    if (cq_virtual(k)) {
-        return HEAP_OUT_OF_MEMORY;
-    }
-    return HEAP_CONTENTION;
 }
 
 fn ouro_page_units(k: u32) -> u32 {

@@ -6,7 +6,10 @@
 // their class for the heap's lifetime, as in the paper.
 //
 // Invariants
-//   - A page is in at most one place: its class queue, or out with a user (live bit set).
+//   - A page is in exactly one place: its class queue, out with a user (live bit set), or
+//     the spill (spill.wgsl), where frees and producers put the pages the queue could not
+//     take (no memory for a virtualized queue's chunk, or a bounded wait ran out). So a
+//     free never fails and no page leaves circulation.
 //   - The class queue never holds more than OURO_CHUNK_LIMIT(k) * batch pages, its ring's
 //     capacity: a class takes a new chunk only under that limit (ouro_chunk_limit(k)), so
 //     enqueue never finds the ring full. Past the limit malloc reports out of memory.
@@ -109,8 +112,10 @@ fn ouro_p_produce(k: u32, retire: u32) -> HeapAlloc {
             if (stamped) {
                 item = heap_handle_of(first + i * pu);
             }
-            if (cq_put_at(k, pos + i - 1u, item, &cursor) && stamped) {
-                added += 1u;
+            if (cq_put_at(k, pos + i - 1u, item, &cursor)) {
+                added += u32(stamped);
+            } else if (stamped) {
+                ouro_spill(first + i * pu, k); // the queue could not take it (spill.wgsl)
             }
         }
     }
@@ -124,11 +129,6 @@ fn ouro_p_produce(k: u32, retire: u32) -> HeapAlloc {
             return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
         }
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-    }
-    if (added + 1u < batch) {
-        // Pages the queue could not take (a virtualized queue found no chunk, or a standard
-        // one waited out its bound) stay out of circulation: count their units.
-        atomicAdd(&heap_meta[OURO_LOST_UNITS], (batch - 1u - added) * pu);
     }
     bsem_signal(qm, added, retire);
     ouro_fill_end(k);
@@ -165,7 +165,26 @@ fn ouro_page_chunk_alloc(k: u32) -> u32 {
 // with (the header says how it ends). Every production goes through one call of
 // ouro_p_produce: shaders are inlined whole, and on lavapipe each further call site of
 // that queue-heavy function made a virtualized heap's pipelines much slower to compile.
+// Spilled pages first (spill.wgsl): they are outside the semaphore's count, and taking one
+// needs no queue. A malloc that found none and then ran out of memory looks once more.
 fn ouro_p_malloc(k: u32) -> HeapAlloc {
+    if (ouro_spilled(k)) {
+        let unit = ouro_unspill(k);
+        if (unit != OURO_NO_UNIT) {
+            return ouro_grant(unit, ouro_page_units(k));
+        }
+    }
+    let a = ouro_p_malloc_queued(k);
+    if (a.status == HEAP_OUT_OF_MEMORY && ouro_spilled(k)) {
+        let unit = ouro_unspill(k);
+        if (unit != OURO_NO_UNIT) {
+            return ouro_grant(unit, ouro_page_units(k));
+        }
+    }
+    return a;
+}
+
+fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     var st = bsem_new_wait();
@@ -255,16 +274,18 @@ fn ouro_p_malloc(k: u32) -> HeapAlloc {
     return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION); // not reached: the loop returns
 }
 
-// Pages are returned to their class queue. Validation (chunk, class, alignment, live bit)
-// happened in ouro_free_check.
+// Pages are returned to their class queue, or, where the queue cannot take them (no memory
+// for a queue chunk, or a bounded wait ran out), to the spill: a free of a live page never
+// fails. While the class has spilled pages its frees go straight there: the queue has just
+// failed, and each failing enqueue spends its whole bounded wait (on lavapipe, freeing a
+// full 8 MiB P-VA heap at once took minutes that way). Mallocs take spilled pages first, so
+// the queue is used again once they have drained the spill. Validation (chunk, class,
+// alignment, live bit) happened in strategy_free.
 fn ouro_p_free(unit: u32, k: u32) -> HeapFree {
-    let pu = ouro_page_units(k);
-    if (!cq_enqueue(k, heap_handle_of(unit))) {
-        // The page stays out of circulation: the failed free is counted by status, and its
-        // units in OURO_LOST_UNITS.
-        atomicAdd(&heap_meta[OURO_LOST_UNITS], pu);
-        return HeapFree(pu, cq_failure(k));
+    if (!ouro_spilled(k) && cq_enqueue(k, heap_handle_of(unit))) {
+        bsem_signal(ouro_queue_meta(k), 1u, 0u);
+    } else {
+        ouro_spill(unit, k);
     }
-    bsem_signal(ouro_queue_meta(k), 1u, 0u);
-    return HeapFree(pu, HEAP_OK);
+    return HeapFree(ouro_page_units(k), HEAP_OK);
 }

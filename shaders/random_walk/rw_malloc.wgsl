@@ -99,10 +99,11 @@ fn rwm_is_free(start: u32, n: u32) -> bool {
         u += take;
         left -= take;
     }
-    return true;
+    return left == 0u;
 }
 
-// Claims used bits [start, start + n): all of them, or none (see the invariants).
+// Claims used bits [start, start + n): all of them, or none (see the invariants). A run
+// longer than RWM_MAX_UNITS is never claimed.
 fn rwm_claim(start: u32, n: u32) -> bool {
     var u = start;
     var left = n;
@@ -117,6 +118,10 @@ fn rwm_claim(start: u32, n: u32) -> bool {
         }
         u += take;
         left -= take;
+    }
+    if (left > 0u) {
+        rwm_release(start, u - start);
+        return false;
     }
     return true;
 }
@@ -266,12 +271,20 @@ fn rwm_alloc(start: u32, n: u32) -> HeapAlloc {
 
 // Marks a claimed run [start, start + n) as an allocation: end bit, then start bit.
 // Returns false if the start bit was already set (see the aggregation invariant).
+// On false, an end bit that this call set is cleared again: it would end another block.
 fn rwm_mark(start: u32, n: u32) -> bool {
     let end = start + n - 1u;
-    atomicOr(&heap_meta[RWM_END + (end >> 5u)], 1u << (end & 31u));
+    let end_bit = 1u << (end & 31u);
+    let old_end = atomicOr(&heap_meta[RWM_END + (end >> 5u)], end_bit);
     let bit = 1u << (start & 31u);
     let old = atomicOr(&heap_meta[RWM_START + (start >> 5u)], bit);
-    return (old & bit) == 0u;
+    if ((old & bit) != 0u) {
+        if ((old_end & end_bit) == 0u) {
+            atomicAnd(&heap_meta[RWM_END + (end >> 5u)], ~end_bit);
+        }
+        return false;
+    }
+    return true;
 }
 
 // One lane's own walk for n units.
@@ -301,7 +314,9 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
         let want = select(0u, n, small);
         let offset = subgroupExclusiveAdd(want);
         let total = subgroupAdd(want);
-        let leader = small && offset == 0u;
+        // A sum past the longest run a claim covers walks lane by lane (only with large
+        // units: 32 lanes of RWM_AGGREGATE_UNITS units each).
+        let leader = small && offset == 0u && total <= RWM_MAX_UNITS;
         var base = WALK_NONE;
         if (leader) {
             let ticket = walk_reserve(total, RWM_UNITS);

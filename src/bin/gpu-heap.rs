@@ -36,11 +36,11 @@ enum Command {
         #[arg(long)]
         adapter: Option<String>,
         /// Strategies to run (default: all).
-        #[arg(long, value_parser = parse_strategy)]
+        #[arg(long, value_parser = parse_strategy, value_delimiter = ',')]
         strategy: Vec<Strategy>,
         /// Scenarios to run (default: all): basic, churn, exhaustion, device-bad-input,
-        /// host-bad-input, utilisation, growth.
-        #[arg(long, value_parser = parse_scenario)]
+        /// host-bad-input, utilisation, growth, scale, free-all.
+        #[arg(long, value_parser = parse_scenario, value_delimiter = ',')]
         scenario: Vec<Scenario>,
         /// Heap size, e.g. 512MiB or 8GiB.
         #[arg(long, default_value = "512MiB", value_parser = parse_bytes)]
@@ -54,6 +54,9 @@ enum Command {
         /// Invocations per dispatch.
         #[arg(long, default_value_t = 16_384)]
         slots: u32,
+        /// Workgroups of 64 invocations in the scale scenario.
+        #[arg(long, default_value_t = 1024)]
+        workgroups: u32,
         /// Seconds one dispatch may take before it counts as hung.
         #[arg(long, default_value_t = 60)]
         watchdog_secs: u64,
@@ -66,7 +69,7 @@ enum Command {
         #[arg(long)]
         adapter: Option<String>,
         /// Strategies to run (default: all).
-        #[arg(long, value_parser = parse_strategy)]
+        #[arg(long, value_parser = parse_strategy, value_delimiter = ',')]
         strategy: Vec<Strategy>,
         /// Tests to run (default: all): alloc, accumulate, subgroup, mixed, scaling,
         /// fragmentation, out-of-memory, work-generation, write, init.
@@ -145,7 +148,7 @@ enum Command {
         #[arg(long)]
         adapter: Option<String>,
         /// Strategies (rw, rw-bm, corw; default all three).
-        #[arg(long, value_parser = parse_strategy)]
+        #[arg(long, value_parser = parse_strategy, value_delimiter = ',')]
         strategy: Vec<Strategy>,
         /// log2 of the number of pages (20: the paper's 1M pages).
         #[arg(long, default_value_t = 20)]
@@ -218,7 +221,7 @@ enum Command {
     },
     /// Print a self-contained alloc.wgsl for WebGPU users outside Rust.
     Flatten {
-        #[arg(long, value_parser = parse_strategy)]
+        #[arg(long, value_parser = parse_strategy, value_delimiter = ',')]
         strategy: Strategy,
         #[arg(long, default_value = "64MiB", value_parser = parse_bytes)]
         heap_size: u64,
@@ -301,6 +304,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
             page_size,
             unit_size,
             slots,
+            workgroups,
             watchdog_secs,
             json,
         } => {
@@ -315,6 +319,7 @@ fn run(cli: Cli) -> gpu_heap::Result<ExitCode> {
                 page_size,
                 unit_size,
                 slots,
+                workgroups,
                 watchdog: Duration::from_secs(watchdog_secs),
                 ..Options::default()
             };
@@ -710,6 +715,7 @@ struct Report<'a> {
     page_size: u32,
     unit_size: u32,
     slots: u32,
+    workgroups: u32,
     results: &'a [ScenarioResult],
 }
 
@@ -777,6 +783,7 @@ fn run_conformance(
             page_size: options.page_size,
             unit_size: options.unit_size,
             slots: options.slots,
+            workgroups: options.workgroups,
             results: &results,
         };
         let text = serde_json::to_string_pretty(&report).expect("serialisable");

@@ -24,6 +24,9 @@ pub(crate) struct Params {
     pub round: u32,
     /// alloc_pass leaves the slots below this one alone.
     pub first: u32,
+    /// Slots per invocation (0 counts as 1): invocation i owns slots i * K .. i * K + K - 1.
+    pub per_invocation: u32,
+    pub pad: [u32; 3],
 }
 
 /// Mirrors `Slot` in shaders/conformance/kernels.wgsl.
@@ -43,7 +46,7 @@ pub(crate) const TALLY_CORRUPTED: usize = 2;
 pub(crate) const TALLY_FREE_FAILED: usize = 3;
 pub(crate) const TALLY_BAD_INPUT: usize = 16;
 const TALLY_WORDS: usize = 32;
-/// Slots reachable by a one-dimensional dispatch of 64-wide workgroups.
+/// Invocations of a one-dimensional dispatch of 64-wide workgroups.
 pub(crate) const MAX_SLOTS: u32 = 65_535 * 64;
 
 pub(crate) struct Harness {
@@ -59,6 +62,7 @@ pub(crate) struct Harness {
     free: wgpu::ComputePipeline,
     bad_input: wgpu::ComputePipeline,
     pub slot_count: u32,
+    per_invocation: u32,
     watchdog: Duration,
 }
 
@@ -74,9 +78,21 @@ pub(crate) struct Placement {
 
 impl Harness {
     pub fn new(gpu: &Gpu, config: HeapConfig, slot_count: u32) -> Result<Self> {
+        Self::with_slots_per_invocation(gpu, config, slot_count, 1)
+    }
+
+    /// A harness whose invocations own `per_invocation` slots each (the kernels' K; every
+    /// `Params` passed to it must carry the same value).
+    pub fn with_slots_per_invocation(
+        gpu: &Gpu,
+        config: HeapConfig,
+        slot_count: u32,
+        per_invocation: u32,
+    ) -> Result<Self> {
+        let per_invocation = per_invocation.max(1);
         assert!(
-            slot_count <= MAX_SLOTS,
-            "at most {MAX_SLOTS} conformance slots"
+            slot_count.div_ceil(per_invocation) <= MAX_SLOTS,
+            "at most {MAX_SLOTS} conformance invocations"
         );
         let watchdog = config.watchdog;
         let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config.bind_group_index(0))?;
@@ -127,6 +143,7 @@ impl Harness {
             tally,
             group,
             slot_count,
+            per_invocation,
             watchdog,
         })
     }
@@ -134,10 +151,11 @@ impl Harness {
     fn dispatch(
         &self,
         pipeline: &wgpu::ComputePipeline,
-        params: Params,
+        mut params: Params,
         invocations: u32,
         what: &str,
     ) -> Result<()> {
+        params.per_invocation = self.per_invocation;
         self.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         let mut encoder = self.device.create_command_encoder(&Default::default());
@@ -147,7 +165,7 @@ impl Harness {
             pass.set_bind_group(0, self.heap.bind_group(), &[]);
             pass.set_bind_group(1, &self.group, &[]);
             // The kernels index slots by global_invocation_id.x alone; Harness::new keeps
-            // slot counts within one dimension's 65,535 workgroups.
+            // invocations within one dimension's 65,535 workgroups.
             pass.dispatch_workgroups(invocations.div_ceil(64), 1, 1);
         }
         submit_and_wait(&self.device, &self.queue, encoder, self.watchdog, what)
@@ -158,7 +176,7 @@ impl Harness {
         self.dispatch(
             &self.alloc,
             params,
-            self.slot_count,
+            self.invocations(),
             "conformance alloc_pass",
         )
     }
@@ -168,14 +186,24 @@ impl Harness {
         self.dispatch(
             &self.verify,
             params,
-            self.slot_count,
+            self.invocations(),
             "conformance verify_pass",
         )
     }
 
     /// Live slots verify, then free with probability `params.free_permille`.
     pub fn free(&self, params: Params) -> Result<()> {
-        self.dispatch(&self.free, params, self.slot_count, "conformance free_pass")
+        self.dispatch(
+            &self.free,
+            params,
+            self.invocations(),
+            "conformance free_pass",
+        )
+    }
+
+    /// Invocations of a pass over every slot.
+    fn invocations(&self) -> u32 {
+        self.slot_count.div_ceil(self.per_invocation)
     }
 
     pub fn bad_input(&self) -> Result<()> {

@@ -43,7 +43,24 @@ pub enum Scenario {
     /// `maintain` on the pressure signal, then explicitly) and keep allocating, verify every
     /// pattern, free, trim; with both segment binding schemes.
     Growth,
+    /// GPU scale: [`Options::workgroups`] workgroups of 64 invocations, each holding
+    /// [`SCALE_PER_INVOCATION`] allocations across dispatches. Every lane mallocs 16 B; then
+    /// a hashed subset of lanes allocates, a hashed subset of blocks is freed, the same lanes
+    /// allocate mixed sizes into the freed slots, and everything is freed. No NULL, no failed
+    /// free, and the live counters agree with what the host sees after every dispatch.
+    Scale,
+    /// A full heap freed at once: fill an 8 MiB heap of 4 segments with 16-byte mallocs in
+    /// dispatches of [`UTILISATION_ROUND`] until NULL, free every block in one dispatch (no
+    /// free may fail, the live counters must read zero), fill it again the same way (at
+    /// least [`REFILL_FRACTION`] of the first fill) and free it at once again.
+    FreeAll,
 }
+
+/// Allocations each invocation holds in the scale scenario.
+pub const SCALE_PER_INVOCATION: u32 = 4;
+
+/// The free-all scenario's second fill must reach this fraction of the first.
+pub const REFILL_FRACTION: f64 = 0.95;
 
 /// The heap of the utilisation scenario: 8 MiB, half a million 16-byte allocations.
 pub const UTILISATION_HEAP: u64 = 8 << 20;
@@ -60,6 +77,8 @@ impl Scenario {
         Scenario::HostBadInput,
         Scenario::Utilisation,
         Scenario::Growth,
+        Scenario::Scale,
+        Scenario::FreeAll,
     ];
 
     pub fn name(self) -> &'static str {
@@ -71,6 +90,8 @@ impl Scenario {
             Scenario::HostBadInput => "host-bad-input",
             Scenario::Utilisation => "utilisation",
             Scenario::Growth => "growth",
+            Scenario::Scale => "scale",
+            Scenario::FreeAll => "free-all",
         }
     }
 }
@@ -90,6 +111,8 @@ pub struct Options {
     pub slots: u32,
     /// Rounds of the churn scenario.
     pub churn_rounds: u32,
+    /// Workgroups (of 64 invocations) of the scale scenario: 1024 or more on a real GPU.
+    pub workgroups: u32,
     /// Per-dispatch watchdog.
     pub watchdog: Duration,
 }
@@ -103,6 +126,7 @@ impl Default for Options {
             unit_size: 16,
             slots: 16_384,
             churn_rounds: 8,
+            workgroups: 1024,
             watchdog: Duration::from_secs(60),
         }
     }
@@ -244,6 +268,8 @@ pub fn run(gpu: &Gpu, strategy: Strategy, scenario: Scenario, options: &Options)
         Scenario::HostBadInput => host_bad_input(gpu, strategy, options, &mut checks),
         Scenario::Utilisation => utilisation(gpu, strategy, options, &mut checks),
         Scenario::Growth => growth(gpu, strategy, options, &mut checks),
+        Scenario::Scale => scale(gpu, strategy, options, &mut checks),
+        Scenario::FreeAll => free_all(gpu, strategy, options, &mut checks),
     };
     let mut result = ScenarioResult {
         strategy,
@@ -344,22 +370,16 @@ fn basic(
             n as u64 * granted,
         );
         h.free(p)?;
-        let (_, live) = checks.placement_and_tally(&h, &format!("{phase}, after free"))?;
-        checks.equal(&format!("{phase}: live slots after free"), live, 0);
         let stats = h.heap.stats()?;
-        checks.finish(&h.heap, &stats, &phase)?;
         checks.equal(
             &format!("{phase}: failures"),
             stats.failures,
             Failures::default(),
         );
         if strategy.reuses_memory() {
-            checks.equal(
-                &format!("{phase}: live after free"),
-                (stats.allocations_live, stats.bytes_live),
-                (0, 0),
-            );
+            checks.finish(&h.heap, &stats, &phase)?;
         }
+        expect_all_freed(&h, strategy, checks, &phase)?;
         h.heap.reset()?;
     }
     Ok(())
@@ -387,43 +407,47 @@ fn churn(
         checks.placement_and_tally(&h, &format!("round {round}"))?;
     }
     h.free(all(options.slots, 4, max, 0x5eed))?;
-    let (tally, _) = checks.placement_and_tally(&h, "final free")?;
+    let tally = h.tally()?;
     checks.equal("NULLs from malloc", tally[TALLY_NULL], 0);
-    let stats = h.heap.stats()?;
-    checks.finish(&h.heap, &stats, "final free")?;
-    checks.equal("failures", stats.failures, Failures::default());
     checks.expect(tally[TALLY_OK] > 0, || "churn made no allocation".into());
+    let stats = h.heap.stats()?;
+    checks.equal("failures", stats.failures, Failures::default());
     if strategy.reuses_memory() {
-        checks.equal(
-            "live after freeing all",
-            (stats.allocations_live, stats.bytes_live),
-            (0, 0),
-        );
+        checks.finish(&h.heap, &stats, "final free")?;
     }
-    Ok(())
+    expect_all_freed(&h, strategy, checks, "final free")
+
 }
 
-/// After a free pass over every live slot: nothing may be left live where free releases
-/// memory; bump, which releases nothing, gets its capacity back by a reset (after its
-/// statistics are checked).
+/// After a free pass over every live slot: no free failed, no slot is left live, and the
+/// live counters read exactly zero. Bump releases nothing on free: its counters must still
+/// agree with each other, and read zero after the reset that gives its memory back.
 fn expect_all_freed(
     h: &Harness,
     strategy: Strategy,
     checks: &mut Checks,
     what: &str,
 ) -> crate::Result<()> {
-    checks.placement_and_tally(h, &format!("{what}, after free"))?;
+    let (_, live) = checks.placement_and_tally(h, &format!("{what}, after free"))?;
+    checks.equal(&format!("{what}: live slots after free"), live, 0);
     let stats = h.heap.stats()?;
     if strategy.reuses_memory() {
-        checks.equal(
-            &format!("{what}: live after freeing all"),
-            (stats.allocations_live, stats.bytes_live),
-            (0, 0),
-        );
+        checks.audit(&h.heap, &format!("{what}, after free"))?;
     } else {
         checks.finish(&h.heap, &stats, what)?;
+        checks.expect(
+            (stats.allocations_live == 0) == (stats.bytes_live == 0)
+                && stats.allocations_live <= stats.malloc_calls,
+            || format!("{what}: bump's live counters disagree: {stats:?}"),
+        );
         h.heap.reset()?;
     }
+    let stats = h.heap.stats()?;
+    checks.equal(
+        &format!("{what}: live allocations and bytes after freeing all"),
+        (stats.allocations_live, stats.bytes_live),
+        (0, 0),
+    );
     Ok(())
 }
 
@@ -539,9 +563,9 @@ fn device_bad_input(
     let p = all(options.slots, size, size, 99);
     h.alloc(p)?;
     h.free(p)?;
-    let (tally, _) = checks.placement_and_tally(&h, "round after bad input")?;
+    let tally = h.tally()?;
     checks.equal("mallocs after bad input", tally[TALLY_OK], options.slots);
-    Ok(())
+    expect_all_freed(&h, strategy, checks, "round after bad input")
 }
 
 fn utilisation(
@@ -563,20 +587,8 @@ fn utilisation(
     // The paper's protocol: dispatches of UTILISATION_ROUND mallocs of 16 B, one after the
     // other, until one of them sees NULL.
     let h = Harness::new(gpu, config.clone(), n)?;
-    h.clear_tally();
-    let mut p = all(n, 16, 16, 16);
-    let mut first = 0;
-    while first < n {
-        p.first = first;
-        p.slots = (first + UTILISATION_ROUND).min(n);
-        h.alloc(p)?;
-        if h.tally()?[TALLY_NULL] > 0 {
-            break;
-        }
-        first = p.slots;
-    }
-    p.first = 0;
-    p.slots = n;
+    let p = all(n, 16, 16, 16);
+    fill_in_rounds(&h, p)?;
     let ok = verify_and_free_filled(&h, p, strategy, "rounds", checks)?;
     checks.utilisation = Some(fraction(ok));
     checks.utilisation_with_meta = Some((ok as u64 * 16) as f64 / (bytes + meta_bytes) as f64);
@@ -601,6 +613,27 @@ fn utilisation(
     Ok(())
 }
 
+/// The Ouroboros paper's out-of-memory protocol: dispatches of [`UTILISATION_ROUND`] mallocs
+/// into the empty slots of `p`, one after the other, until one of them sees NULL. The
+/// tally is cleared first.
+fn fill_in_rounds(h: &Harness, p: Params) -> crate::Result<()> {
+    h.clear_tally();
+    let mut first = 0;
+    while first < p.slots {
+        let round = Params {
+            first,
+            slots: (first + UTILISATION_ROUND).min(p.slots),
+            ..p
+        };
+        h.alloc(round)?;
+        if h.tally()?[TALLY_NULL] > 0 {
+            break;
+        }
+        first = round.slots;
+    }
+    Ok(())
+}
+
 /// Verifies a heap that the utilisation scenario filled until NULL, frees it and checks
 /// what the statistics say. Returns the successful mallocs.
 fn verify_and_free_filled(
@@ -622,46 +655,162 @@ fn verify_and_free_filled(
         stats.failures.out_of_memory,
         tally[TALLY_NULL] as u64,
     );
-    if strategy.needs_atomic_segments() && strategy.is_page_based_ouroboros() {
-        // Virtualized queues hold free pages in queue chunks taken from the heap. With the
-        // heap full of 16-byte pages there may be no chunk left for them, so frees can fail
-        // with HEAP_OUT_OF_MEMORY and those pages stay out of circulation (a documented limit
-        // of the design; see queues/vaq.wgsl). Check that this is the only failure.
-        let before = stats.failures;
-        h.clear_tally();
-        h.free(p)?;
-        let tally_free = h.tally()?;
+    // A free never fails, not even the one that frees a full heap's last block.
+    h.free(p)?;
+    if strategy.reuses_memory() {
+        checks.finish(&h.heap, &h.heap.stats()?, &format!("{phase}: free"))?;
+    }
+    expect_all_freed(h, strategy, checks, &format!("{phase}: free"))?;
+    Ok(tally[TALLY_OK])
+}
+
+fn free_all(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+) -> crate::Result<()> {
+    let config = HeapConfig::new(UTILISATION_HEAP)
+        .strategy(strategy)
+        .page_size(options.page_size)
+        .unit_size(options.unit_size)
+        .max_segment_size(UTILISATION_HEAP / 4)
+        .watchdog(options.watchdog);
+    let layout = HeapLayout::plan(&config, &DeviceCaps::of(&gpu.device))?;
+    let n = (layout.bytes / 16 + layout.bytes / 256) as u32;
+    let h = Harness::new(gpu, config, n)?;
+    checks.equal("segments", h.heap.layout().segment_count(), 4);
+    let p = all(n, 16, 16, 0xf1);
+    let mut fills = Vec::new();
+    for fill in ["first fill", "second fill"] {
+        fill_in_rounds(&h, p)?;
+        h.verify(p)?;
+        let (tally, live) = checks.placement_and_tally(&h, fill)?;
+        checks.expect(tally[TALLY_NULL] > 0, || {
+            format!("{fill}: the heap never ran out")
+        });
+        checks.equal(&format!("{fill}: live slots"), live, tally[TALLY_OK] as u64);
         let stats = h.heap.stats()?;
-        let failures = stats.failures.since(&before);
         checks.equal(
-            &format!("{phase}: corrupted allocations"),
-            tally_free[TALLY_CORRUPTED],
+            &format!("{fill}: live allocations counted"),
+            stats.allocations_live,
+            live,
+        );
+        checks.equal(
+            &format!("{fill}: contention failures"),
+            stats.failures.contention,
             0,
         );
+        fills.push(tally[TALLY_OK]);
+        // Every block, in one dispatch.
+        h.free(p)?;
+        let after = h.heap.stats()?;
         checks.equal(
-            &format!("{phase}: failed frees are all out of memory"),
-            (
-                failures.out_of_memory,
-                failures.contention,
-                failures.invalid_free,
-            ),
-            (tally_free[TALLY_FREE_FAILED] as u64, 0, 0),
+            &format!("{fill}: frees that failed, by cause"),
+            after.failures.since(&stats.failures),
+            Failures::default(),
         );
-        checks.finish(&h.heap, &stats, &format!("{phase}: free"))?;
-        return Ok(tally[TALLY_OK]);
+        expect_all_freed(&h, strategy, checks, fill)?;
     }
-    h.free(p)?;
-    checks.placement_and_tally(h, &format!("{phase}: free"))?;
-    let stats = h.heap.stats()?;
-    checks.finish(&h.heap, &stats, &format!("{phase}: free"))?;
+    let (first, second) = (fills[0], fills[1]);
+    checks.expect(
+        second as f64 >= REFILL_FRACTION * first as f64,
+        || {
+            format!(
+                "the second fill got {second} blocks, {:.1}% of the first ({first}), below {:.0}%",
+                100.0 * second as f64 / first.max(1) as f64,
+                100.0 * REFILL_FRACTION
+            )
+        },
+    );
     if strategy.reuses_memory() {
-        checks.equal(
-            &format!("{phase}: live after freeing all"),
-            (stats.allocations_live, stats.bytes_live),
-            (0, 0),
-        );
+        checks.finish(&h.heap, &h.heap.stats()?, "free-all")?;
     }
-    Ok(tally[TALLY_OK])
+    Ok(())
+}
+
+fn scale(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+) -> crate::Result<()> {
+    let per = SCALE_PER_INVOCATION;
+    let invocations = (options.workgroups * 64).min(harness::MAX_SLOTS);
+    let n = invocations * per;
+    let h = Harness::with_slots_per_invocation(gpu, heap_config(strategy, options), n, per)?;
+    let layout = h.heap.layout().clone();
+    let max = layout.max_alloc.min(256);
+    // What the slots hold must agree with the heap's live counters, byte for byte.
+    let live_agrees = |h: &Harness, checks: &mut Checks, phase: &str| -> crate::Result<()> {
+        let slots = h.slots()?;
+        let live: Vec<_> = slots.iter().filter(|s| s.handle != 0).collect();
+        let bytes: u64 = live.iter().map(|s| layout.granted_bytes(s.size)).sum();
+        let stats = h.heap.stats()?;
+        if strategy.reuses_memory() {
+            checks.equal(
+                &format!("{phase}: live allocations and bytes counted"),
+                (stats.allocations_live, stats.bytes_live),
+                (live.len() as u64, bytes),
+            );
+        }
+        checks.equal(&format!("{phase}: failures"), stats.failures, Failures::default());
+        Ok(())
+    };
+    let phases: [(&str, Params); 3] = [
+        // Every lane of every subgroup asks for 16 B at once.
+        ("every lane, 16 B", all(n, 16, 16, 0x5ca1e)),
+        // A hashed half of the lanes: subgroups with arbitrary holes.
+        (
+            "hashed lanes, 16 B",
+            Params {
+                malloc_permille: 500,
+                ..all(n, 16, 16, 0x5ca1f)
+            },
+        ),
+        (
+            "hashed lanes, 4 B to 256 B",
+            Params {
+                malloc_permille: 700,
+                ..all(n, 4, max, 0x5ca20)
+            },
+        ),
+    ];
+    for (phase, p) in phases {
+        h.clear_tally();
+        h.alloc(p)?;
+        h.verify(p)?;
+        let (tally, live) = checks.placement_and_tally(&h, phase)?;
+        checks.equal(&format!("{phase}: NULLs"), tally[TALLY_NULL], 0);
+        checks.equal(&format!("{phase}: live slots"), live, tally[TALLY_OK] as u64);
+        if p.malloc_permille == 1000 {
+            checks.equal(&format!("{phase}: successful mallocs"), tally[TALLY_OK], n);
+        }
+        live_agrees(&h, checks, phase)?;
+        // A hashed half of the blocks is freed; the others stay live across the dispatches
+        // that follow, and the same lanes allocate into the freed slots again.
+        let half = Params {
+            free_permille: 500,
+            ..p
+        };
+        h.free(half)?;
+        let phase = format!("{phase}, half freed");
+        checks.placement_and_tally(&h, &phase)?;
+        live_agrees(&h, checks, &phase)?;
+        let again = Params { round: 1, ..p };
+        h.alloc(again)?;
+        h.verify(again)?;
+        let (tally, _) = checks.placement_and_tally(&h, &format!("{phase}, refilled"))?;
+        checks.equal(&format!("{phase}, refilled: NULLs"), tally[TALLY_NULL], 0);
+        live_agrees(&h, checks, &format!("{phase}, refilled"))?;
+        h.free(p)?;
+        if strategy.reuses_memory() {
+            checks.finish(&h.heap, &h.heap.stats()?, &phase)?;
+        }
+        expect_all_freed(&h, strategy, checks, &phase)?;
+        h.heap.reset()?;
+    }
+    Ok(())
 }
 
 fn host_bad_input(
@@ -988,8 +1137,9 @@ fn growth_with(
     });
     in_committed(&h, checks, &phase)?;
     h.free(p2)?;
-    checks.placement_and_tally(&h, &format!("{phase}, after free"))?;
     let stats = h.heap.stats()?;
-    checks.finish(&h.heap, &stats, &phase)?;
-    Ok(())
+    if strategy.reuses_memory() {
+        checks.finish(&h.heap, &stats, &phase)?;
+    }
+    expect_all_freed(&h, strategy, checks, &phase)
 }

@@ -6,9 +6,7 @@
 //! ```text
 //!   0 .. 15                 statistics (core/stats.wgsl)
 //!  16                       OURO_FRESH: chunks bumped from fresh memory
-//!  17                       OURO_LOST_UNITS: 16-byte units of pages a queue could not take
-//!                           (virtualized queue without memory for a queue chunk, or a
-//!                           standard queue's bounded wait ran out); they stay out of use
+//!  17                       reserved
 //!  18                       OURO_PAGE_CHUNKS: chunks held by page chunks and runs (heaps
 //!                           with a queue reserve only; page_based.wgsl)
 //!  19 .. 23                 OURO_ENQUEUE_FAILS: failed enqueues by cause (queues/index_queue.wgsl,
@@ -21,6 +19,9 @@
 //!  32 ..                    OURO_QUEUE_META: 12 words per queue (classes, then the chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
+//!  ..                       the spill (ouroboros/spill.wgsl): OURO_SPILL_BITS, one bit per
+//!                           16-byte unit; OURO_SPILL_COUNT, one word per chunk;
+//!                           OURO_SPILLED and OURO_SPILL_CURSOR, one word per class each
 //!  ..                       rings, one per queue, each a power of two of words
 //! ```
 //!
@@ -49,7 +50,6 @@ pub use report::{ClassReport, EnqueueFailures, OuroborosReport, PageEvents};
 const QUEUE_WORDS: u64 = 12;
 /// heap_meta words of the scalars in the layout above.
 const FRESH_WORD: u64 = STAT_WORDS as u64;
-const LOST_UNITS_WORD: u64 = STAT_WORDS as u64 + 1;
 const PAGE_CHUNKS_WORD: u64 = STAT_WORDS as u64 + 2;
 const ENQUEUE_FAILS_WORD: u64 = STAT_WORDS as u64 + 3;
 const STALE_DEQUEUES_WORD: u64 = STAT_WORDS as u64 + 8;
@@ -90,6 +90,9 @@ pub(crate) struct OuroGeometry {
     pub queue_meta: u64,
     pub chunk_info: u64,
     pub live_bits: u64,
+    /// The spill's bits (one per unit); its per-chunk counts, per-class counts and cursors
+    /// follow (ouroboros/spill.wgsl).
+    pub spill_bits: u64,
     /// Per queue (classes, then the pool): first word and capacity (a power of two).
     pub rings: Vec<(u64, u64)>,
     /// Per class: the most batches (chunks or runs) the class may take.
@@ -188,7 +191,10 @@ impl OuroGeometry {
         let chunk_info = queue_meta + queues * QUEUE_WORDS;
         let units = p.bytes / UNIT_BYTES;
         let live_bits = chunk_info + chunks;
-        let rings_start = live_bits + units.div_ceil(32);
+        // The spill covers the units of whole chunks (pages live there only).
+        let spill_bits = live_bits + units.div_ceil(32);
+        let rings_start =
+            spill_bits + (chunks * chunk_units).div_ceil(32) + chunks + 2 * classes as u64;
 
         // Batches (chunks or runs) each class could own in the whole heap, and pages per batch.
         let batch = |k: u32| -> u64 {
@@ -323,6 +329,7 @@ impl OuroGeometry {
             queue_meta,
             chunk_info,
             live_bits,
+            spill_bits,
             rings,
             chunk_limit,
             queue_kind: p.queue_kind,
@@ -332,6 +339,16 @@ impl OuroGeometry {
             cb_words,
             meta_words: next,
         })
+    }
+
+    /// First heap_meta word of the spill's per-chunk counts.
+    fn spill_count(&self) -> u64 {
+        self.spill_bits + (self.chunks as u64 * self.chunk_units as u64).div_ceil(32)
+    }
+
+    /// First heap_meta word of the spill's per-class counts of pages.
+    pub(crate) fn spilled_word(&self) -> u64 {
+        self.spill_count() + self.chunks as u64
     }
 
     /// First heap_meta word of queue q's descriptor (classes, then the pool).
@@ -438,7 +455,6 @@ impl OuroGeometry {
         constant("OURO_CLASSES", self.classes as u64);
         constant("OURO_POOL", self.classes as u64);
         constant("OURO_FRESH", FRESH_WORD);
-        constant("OURO_LOST_UNITS", LOST_UNITS_WORD);
         constant("OURO_PAGE_CHUNKS", PAGE_CHUNKS_WORD);
         constant("OURO_ENQUEUE_FAILS", ENQUEUE_FAILS_WORD);
         constant("OURO_STALE_DEQUEUES", STALE_DEQUEUES_WORD);
@@ -446,6 +462,13 @@ impl OuroGeometry {
         constant("OURO_QUEUE_META", self.queue_meta);
         constant("OURO_CHUNK_INFO", self.chunk_info);
         constant("OURO_LIVE_BITS", self.live_bits);
+        constant("OURO_SPILL_BITS", self.spill_bits);
+        constant("OURO_SPILL_COUNT", self.spill_count());
+        constant("OURO_SPILLED", self.spilled_word());
+        constant(
+            "OURO_SPILL_CURSOR",
+            self.spilled_word() + self.classes as u64,
+        );
         if self.cb_words > 0 {
             constant("OURO_CB_COUNT", self.cb_meta);
             constant("OURO_CB_QUEUED", self.cb_meta + self.chunks as u64);

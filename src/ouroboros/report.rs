@@ -2,8 +2,8 @@
 //! ([`GpuHeap::ouroboros_report`]).
 //!
 //! A page-based heap keeps a conservation law: every unit of a page chunk is in a live
-//! allocation, in a free page of its class queue (the class semaphore's count), or counted
-//! lost (`OURO_LOST_UNITS`: pages a queue could not take). [`OuroborosReport::unaccounted_units`]
+//! allocation, in a free page of its class queue (the class semaphore's count), or in the
+//! spill (`OURO_SPILLED`: free pages a queue could not take, ouroboros/spill.wgsl). [`OuroborosReport::unaccounted_units`]
 //! is what breaks it, and a virtualized queue's chunks are all reachable from its
 //! pointers ([`OuroborosReport::unreachable_queue_chunks`]). Both are 0 after every
 //! dispatch unless the allocator leaks; the conformance suite checks them.
@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::{
-    OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, LOST_UNITS_WORD, PAGE_EVENTS_WORD,
+    OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, PAGE_EVENTS_WORD,
     STALE_DEQUEUES_WORD, VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
 };
 use crate::error::Result;
@@ -41,13 +41,11 @@ pub struct OuroborosReport {
     /// Queue chunks that no pointer of their queue reaches (page-based VAQ and VLQ; `None`
     /// otherwise): memory lost to the heap.
     pub unreachable_queue_chunks: Option<u32>,
-    /// 16-byte units of pages that a queue could not take (`OURO_LOST_UNITS`).
-    pub lost_units: u32,
     /// Why enqueues failed, over the heap's lifetime and all its queues.
     pub enqueue_failures: EnqueueFailures,
     /// Dequeues of a virtualized page queue that gave up on a slot holding a queue chunk's
     /// earlier content (`OURO_STALE_DEQUEUES`): the item written there afterwards is never
-    /// dequeued, so its page leaves circulation without being counted in `lost_units`.
+    /// dequeued, so its page leaves circulation (it shows in `unaccounted_units`).
     pub stale_dequeues: u32,
     /// What page-based mallocs met on their way, over the heap's lifetime.
     pub page_events: PageEvents,
@@ -59,8 +57,8 @@ pub struct OuroborosReport {
 }
 
 /// Failed enqueues by cause (`OURO_ENQUEUE_FAILS`, the `OQ_FAIL_*` causes of
-/// queues/index_queue.wgsl), counted by every queue of the heap. A failed enqueue of a page
-/// leaves it out of circulation (`lost_units`).
+/// queues/index_queue.wgsl), counted by every queue of the heap. A page whose enqueue failed
+/// goes to the spill ([`ClassReport::spilled`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct EnqueueFailures {
@@ -155,13 +153,15 @@ pub struct ClassReport {
     pub reserved: u32,
     /// Producers between taking a chunk and signalling its pages (0 between dispatches).
     pub filling: u32,
+    /// Free pages in the spill: their queue could not take them (`OURO_SPILLED`).
+    pub spilled: i32,
     units_per_page: u64,
     pages_per_batch: u64,
 }
 
 impl OuroborosReport {
     /// Units of page chunks that are neither live, nor free in their class queue, nor
-    /// counted lost: pages the allocator can no longer reach (page-based heaps between
+    /// spilled: pages the allocator can no longer reach (page-based heaps between
     /// dispatches; `None` for chunk-based ones, whose free pages are in chunk bitmasks).
     /// Positive values are leaks; negative ones mean a queue counts pages it does not have.
     pub fn unaccounted_units(&self) -> Option<i64> {
@@ -173,10 +173,11 @@ impl OuroborosReport {
             .iter()
             .map(|c| {
                 let pages = c.chunks as i64 * c.pages_per_batch as i64;
-                (pages - c.live_pages as i64 - c.queued as i64) * c.units_per_page as i64
+                let free = c.queued as i64 + c.spilled as i64;
+                (pages - c.live_pages as i64 - free) * c.units_per_page as i64
             })
             .sum();
-        Some(held - self.lost_units as i64)
+        Some(held)
     }
 
     /// Chunks holding pages of some class.
@@ -203,7 +204,6 @@ impl OuroborosReport {
         if let Some(u) = self.unreachable_queue_chunks {
             s += &format!(" ({u} unreachable)");
         }
-        s += &format!("; lost {} units", self.lost_units);
         let f = &self.enqueue_failures;
         if f.total() > 0 {
             s += &format!(
@@ -234,6 +234,9 @@ impl OuroborosReport {
                 "; {} B: {} chunks, {} live, {} queued",
                 c.page_bytes, c.chunks, c.live_pages, c.queued
             );
+            if c.spilled != 0 {
+                s += &format!(", {} spilled", c.spilled);
+            }
             if c.batches_in_production + c.reserved + c.filling > 0 {
                 s += &format!(
                     ", E {} R {} filling {}",
@@ -254,6 +257,7 @@ impl GpuHeap {
             return Ok(None);
         };
         let head = self.read_meta(0, g.chunk_info + g.chunks as u64)?;
+        let spilled = self.read_meta(g.spilled_word(), g.classes as u64)?;
         let units = self.layout.bytes / crate::layout::UNIT_BYTES;
         let live = self.read_meta(g.live_bits, units.div_ceil(32))?;
         let info = &head[g.chunk_info as usize..];
@@ -302,6 +306,7 @@ impl GpuHeap {
                     batches_in_production: head[d + 1] >> BSEM_R_BITS,
                     reserved: head[d + 1] & ((1 << BSEM_R_BITS) - 1),
                     filling: head[d + OQ_FILLING as usize],
+                    spilled: spilled[k as usize] as i32,
                     units_per_page,
                     pages_per_batch,
                 }
@@ -324,7 +329,6 @@ impl GpuHeap {
             pooled: head[queue(g.classes)] as i32,
             queue_chunks,
             unreachable_queue_chunks: reachable.map(|r: u32| queue_chunks.saturating_sub(r)),
-            lost_units: head[LOST_UNITS_WORD as usize],
             enqueue_failures: EnqueueFailures::from_words(&head[ENQUEUE_FAILS_WORD as usize..]),
             stale_dequeues: head[STALE_DEQUEUES_WORD as usize],
             page_events: PageEvents::from_words(&head[PAGE_EVENTS_WORD as usize..]),

@@ -15,7 +15,7 @@ fn gpu() -> Gpu {
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
 
-struct Params { n: u32, mode: u32, seed: u32, pad: u32 }
+struct Params { n: u32, mode: u32, seed: u32, size: u32 }
 @group(1) @binding(0) var<uniform> prm: Params;
 // Per invocation: handle, size, status.
 @group(1) @binding(1) var<storage, read_write> out: array<u32>;
@@ -47,8 +47,12 @@ fn alloc_some(@builtin(global_invocation_id) id: vec3<u32>) {
     out[3u * i + 1u] = 0u;
     out[3u * i + 2u] = 0u;
     if (wants(i)) {
-        // Small sizes of several units, so RW_malloc aggregates unequal requests.
-        let size = 4u + heap_hash(i * 7u ^ prm.seed) % 120u;
+        // Small sizes of several units, so RW_malloc aggregates unequal requests (or the
+        // size the host asks for).
+        var size = 4u + heap_hash(i * 7u ^ prm.seed) % 120u;
+        if (prm.size != 0u) {
+            size = prm.size;
+        }
         let p = malloc(size);
         out[3u * i] = p;
         out[3u * i + 1u] = size;
@@ -87,11 +91,25 @@ fn check_and_free(@builtin(global_invocation_id) id: vec3<u32>) {
 
 /// Runs the divergent kernel on `device` for every mode; returns problems found.
 fn divergent(device: &wgpu::Device, queue: &wgpu::Queue, strategy: Strategy) -> Vec<String> {
-    let n = 8192u32;
     let config = HeapConfig::new(32 << 20)
         .strategy(strategy)
         .page_size(128)
         .watchdog(Duration::from_secs(300));
+    divergent_with(device, queue, config, 8192, 0, &[0, 1, 2, 3])
+}
+
+/// The divergent kernel on a heap of `config`: `n` invocations, the lanes of each mode
+/// (0 odd, 1 three of every eight, 2 hashed, 3 one in 32, 4 all) ask for `size` bytes each
+/// (0: small mixed sizes).
+fn divergent_with(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    config: HeapConfig,
+    n: u32,
+    size: u32,
+    modes: &[u32],
+) -> Vec<String> {
+    let strategy = config.strategy;
     let heap = GpuHeap::with_config(device, queue, config).expect("heap");
     let module = heap
         .create_shader_module("divergent", KERNEL)
@@ -134,12 +152,12 @@ fn divergent(device: &wgpu::Device, queue: &wgpu::Queue, strategy: Strategy) -> 
             .expect("dispatch");
     };
     let mut problems = Vec::new();
-    for mode in 0..4u32 {
+    for &mode in modes {
         let what = format!("{strategy} mode {mode}");
         queue.write_buffer(
             &params,
             0,
-            bytemuck::cast_slice(&[n, mode, 0x1234 + mode, 0]),
+            bytemuck::cast_slice(&[n, mode, 0x1234 + mode, size]),
         );
         queue.write_buffer(&bad, 0, &[0u8; 16]);
         run(&alloc);
@@ -160,7 +178,8 @@ fn divergent(device: &wgpu::Device, queue: &wgpu::Queue, strategy: Strategy) -> 
                 0 => i & 1 == 1,
                 1 => i % 8 < 3,
                 2 => true, // data-dependent: checked through the statuses below
-                _ => i & 31 == 7,
+                3 => i & 31 == 7,
+                _ => true,
             })
             .count();
         let mut spans: Vec<(u64, u64)> = Vec::new();
@@ -232,6 +251,23 @@ fn corw_with_divergent_callers() {
 #[test]
 fn rw_malloc_with_divergent_callers() {
     check_divergent(Strategy::RwMalloc);
+}
+
+/// RW_malloc with units so large that a subgroup's small requests add up to more than the
+/// longest run a claim covers (RWM_MAX_UNITS, 16 units of 64 KiB here): a subgroup of 32
+/// lanes asking 8 units each sums to 256. The leader must not walk for that sum; before it
+/// was refused, its claim covered only the first words of the run, and on an NVIDIA H100
+/// lanes received pieces that other walks handed out again. (Lavapipe's subgroups of 8 sum
+/// to 64 units at most, which an aligned claim still covers.)
+#[test]
+fn rw_malloc_aggregate_longer_than_a_claim() {
+    let gpu = gpu();
+    let config = HeapConfig::new(64 << 20)
+        .strategy(Strategy::RwMalloc)
+        .unit_size(64 << 10)
+        .watchdog(Duration::from_secs(300));
+    let problems = divergent_with(&gpu.device, &gpu.queue, config, 64, 8 << 16, &[4, 2]);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

@@ -166,19 +166,23 @@ fn ouro_page_chunk_alloc(k: u32) -> u32 {
 // ouro_p_produce: shaders are inlined whole, and on lavapipe each further call site of
 // that queue-heavy function made a virtualized heap's pipelines much slower to compile.
 // Spilled pages first (spill.wgsl): they are outside the semaphore's count, and taking one
-// needs no queue. A malloc that found none and then ran out of memory looks once more.
+// needs no queue. A malloc that found none and then ran out of memory looks once more. (One
+// call site each: every call is inlined, and compile time grows with each.)
 fn ouro_p_malloc(k: u32) -> HeapAlloc {
-    if (ouro_spilled(k)) {
-        let unit = ouro_unspill(k);
-        if (unit != OURO_NO_UNIT) {
-            return ouro_grant(unit, ouro_page_units(k));
+    var a = HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    for (var look = 0u; look < 2u; look++) {
+        if (ouro_spilled(k)) {
+            let unit = ouro_unspill(k);
+            if (unit != OURO_NO_UNIT) {
+                return ouro_grant(unit, ouro_page_units(k));
+            }
         }
-    }
-    let a = ouro_p_malloc_queued(k);
-    if (a.status == HEAP_OUT_OF_MEMORY && ouro_spilled(k)) {
-        let unit = ouro_unspill(k);
-        if (unit != OURO_NO_UNIT) {
-            return ouro_grant(unit, ouro_page_units(k));
+        if (look == 1u) {
+            break;
+        }
+        a = ouro_p_malloc_queued(k);
+        if (a.status != HEAP_OUT_OF_MEMORY) {
+            return a;
         }
     }
     return a;
@@ -281,8 +285,13 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
 // full 8 MiB P-VA heap at once took minutes that way). Mallocs take spilled pages first, so
 // the queue is used again once they have drained the spill. Validation (chunk, class,
 // alignment, live bit) happened in strategy_free.
+// A virtualized queue also spills once the heap's free chunks are down to half the queue
+// reserve: its next queue chunk may then not be there, and an enqueue that finds none
+// never finishes its position in a linked queue (queues/vlq.wgsl, the known gap), which
+// keeps that queue's front from releasing drained chunks.
 fn ouro_p_free(unit: u32, k: u32) -> HeapFree {
-    if (!ouro_spilled(k) && cq_enqueue(k, heap_handle_of(unit))) {
+    let low = cq_virtual(k) && ouro_free_chunks() <= i32(OURO_QUEUE_RESERVE / 2u);
+    if (!low && !ouro_spilled(k) && cq_enqueue(k, heap_handle_of(unit))) {
         bsem_signal(ouro_queue_meta(k), 1u, 0u);
     } else {
         ouro_spill(unit, k);

@@ -44,22 +44,27 @@ pub enum Scenario {
     /// pattern, free, trim; with both segment binding schemes.
     Growth,
     /// GPU scale: [`Options::workgroups`] workgroups of 64 invocations, each holding
-    /// [`SCALE_PER_INVOCATION`] allocations across dispatches. Every lane mallocs 16 B; then
+    /// [`SCALE_PER_INVOCATION`] allocations across dispatches, then a sixteenth of them
+    /// holding [`SCALE_DEEP_PER_INVOCATION`] each. Every lane mallocs 16 B; then
     /// a hashed subset of lanes allocates, a hashed subset of blocks is freed, the same lanes
     /// allocate mixed sizes into the freed slots, and everything is freed. No NULL, no failed
     /// free, and the live counters agree with what the host sees after every dispatch.
     Scale,
     /// A full heap freed at once: fill an 8 MiB heap of 4 segments with 16-byte mallocs in
     /// dispatches of [`UTILISATION_ROUND`] until NULL, free every block in one dispatch (no
-    /// free may fail, the live counters must read zero), fill it again the same way (at
-    /// least [`REFILL_FRACTION`] of the first fill) and free it at once again.
+    /// free may fail, the live counters must read zero), and fill and free it twice more the
+    /// same way: each fill gets at least [`REFILL_FRACTION`] of the first.
     FreeAll,
 }
 
 /// Allocations each invocation holds in the scale scenario.
 pub const SCALE_PER_INVOCATION: u32 = 4;
 
-/// The free-all scenario's second fill must reach this fraction of the first.
+/// Allocations each invocation holds in the scale scenario's second part, on a sixteenth of
+/// the invocations (at least 64).
+pub const SCALE_DEEP_PER_INVOCATION: u32 = 256;
+
+/// Each later fill of the free-all scenario must reach this fraction of the first.
 pub const REFILL_FRACTION: f64 = 0.95;
 
 /// The heap of the utilisation scenario: 8 MiB, half a million 16-byte allocations.
@@ -416,7 +421,6 @@ fn churn(
         checks.finish(&h.heap, &stats, "final free")?;
     }
     expect_all_freed(&h, strategy, checks, "final free")
-
 }
 
 /// After a free pass over every live slot: no free failed, no slot is left live, and the
@@ -682,7 +686,7 @@ fn free_all(
     checks.equal("segments", h.heap.layout().segment_count(), 4);
     let p = all(n, 16, 16, 0xf1);
     let mut fills = Vec::new();
-    for fill in ["first fill", "second fill"] {
+    for fill in ["first fill", "second fill", "third fill"] {
         fill_in_rounds(&h, p)?;
         h.verify(p)?;
         let (tally, live) = checks.placement_and_tally(&h, fill)?;
@@ -712,17 +716,18 @@ fn free_all(
         );
         expect_all_freed(&h, strategy, checks, fill)?;
     }
-    let (first, second) = (fills[0], fills[1]);
-    checks.expect(
-        second as f64 >= REFILL_FRACTION * first as f64,
-        || {
+    // Whatever a free-all left behind must not add up from one cycle to the next.
+    let first = fills[0];
+    for (i, &again) in fills.iter().enumerate().skip(1) {
+        checks.expect(again as f64 >= REFILL_FRACTION * first as f64, || {
             format!(
-                "the second fill got {second} blocks, {:.1}% of the first ({first}), below {:.0}%",
-                100.0 * second as f64 / first.max(1) as f64,
+                "fill {} got {again} blocks, {:.1}% of the first ({first}), below {:.0}%",
+                i + 1,
+                100.0 * again as f64 / first.max(1) as f64,
                 100.0 * REFILL_FRACTION
             )
-        },
-    );
+        });
+    }
     if strategy.reuses_memory() {
         checks.finish(&h.heap, &h.heap.stats()?, "free-all")?;
     }
@@ -735,8 +740,36 @@ fn scale(
     options: &Options,
     checks: &mut Checks,
 ) -> crate::Result<()> {
-    let per = SCALE_PER_INVOCATION;
     let invocations = (options.workgroups * 64).min(harness::MAX_SLOTS);
+    scale_with(
+        gpu,
+        strategy,
+        options,
+        checks,
+        invocations,
+        SCALE_PER_INVOCATION,
+    )?;
+    // Fewer invocations, each holding many blocks.
+    let few = (invocations / 16).max(64);
+    scale_with(
+        gpu,
+        strategy,
+        options,
+        checks,
+        few,
+        SCALE_DEEP_PER_INVOCATION,
+    )
+}
+
+/// The scale scenario's phases with `invocations` invocations holding `per` blocks each.
+fn scale_with(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+    invocations: u32,
+    per: u32,
+) -> crate::Result<()> {
     let n = invocations * per;
     let h = Harness::with_slots_per_invocation(gpu, heap_config(strategy, options), n, per)?;
     let layout = h.heap.layout().clone();
@@ -754,7 +787,11 @@ fn scale(
                 (live.len() as u64, bytes),
             );
         }
-        checks.equal(&format!("{phase}: failures"), stats.failures, Failures::default());
+        checks.equal(
+            &format!("{phase}: failures"),
+            stats.failures,
+            Failures::default(),
+        );
         Ok(())
     };
     let phases: [(&str, Params); 3] = [
@@ -777,12 +814,17 @@ fn scale(
         ),
     ];
     for (phase, p) in phases {
+        let phase = &format!("{invocations} x {per}, {phase}");
         h.clear_tally();
         h.alloc(p)?;
         h.verify(p)?;
         let (tally, live) = checks.placement_and_tally(&h, phase)?;
         checks.equal(&format!("{phase}: NULLs"), tally[TALLY_NULL], 0);
-        checks.equal(&format!("{phase}: live slots"), live, tally[TALLY_OK] as u64);
+        checks.equal(
+            &format!("{phase}: live slots"),
+            live,
+            tally[TALLY_OK] as u64,
+        );
         if p.malloc_permille == 1000 {
             checks.equal(&format!("{phase}: successful mallocs"), tally[TALLY_OK], n);
         }

@@ -11,8 +11,8 @@
 use serde::Serialize;
 
 use super::{
-    OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, PAGE_EVENTS_WORD,
-    STALE_DEQUEUES_WORD, VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
+    OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, PAGE_EVENTS_WORD, STALE_DEQUEUES_WORD,
+    VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
 };
 use crate::error::Result;
 use crate::heap::GpuHeap;

@@ -1,6 +1,7 @@
 //! The machinery the scenarios share: a heap, the conformance kernels, the slot and tally
 //! buffers, dispatch under the watchdog, and host-side checks of what the GPU handed out.
 
+use std::cell::Cell;
 use std::time::Duration;
 
 use bytemuck::{Pod, Zeroable};
@@ -9,6 +10,7 @@ use crate::error::Result;
 use crate::gpu::{buffer_group, buffer_group_layout, read_buffer, submit_and_wait, Gpu};
 use crate::heap::GpuHeap;
 use crate::layout::UNIT_BYTES;
+use crate::stats::HeapStats;
 use crate::HeapConfig;
 
 /// Mirrors `Params` in shaders/conformance/kernels.wgsl.
@@ -64,6 +66,8 @@ pub(crate) struct Harness {
     pub slot_count: u32,
     per_invocation: u32,
     watchdog: Duration,
+    /// The heap's statistics when the conformance checks last counted them.
+    counted: Cell<HeapStats>,
 }
 
 /// What the host found in a snapshot of the slots.
@@ -145,6 +149,7 @@ impl Harness {
             slot_count,
             per_invocation,
             watchdog,
+            counted: Cell::new(HeapStats::default()),
         })
     }
 
@@ -169,6 +174,18 @@ impl Harness {
             pass.dispatch_workgroups(invocations.div_ceil(64), 1, 1);
         }
         submit_and_wait(&self.device, &self.queue, encoder, self.watchdog, what)
+    }
+
+    /// Resets the heap (everything freed, statistics zeroed).
+    pub fn reset(&self) -> Result<()> {
+        self.heap.reset()?;
+        self.counted.set(HeapStats::default());
+        Ok(())
+    }
+
+    /// Marks `stats` as counted; returns what was counted before.
+    pub fn count(&self, stats: HeapStats) -> HeapStats {
+        self.counted.replace(stats)
     }
 
     /// Empty slots allocate with probability `params.malloc_permille` and fill a pattern.

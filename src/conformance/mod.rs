@@ -233,11 +233,14 @@ impl Checks {
         Ok((tally, p.live))
     }
 
-    /// Ends a phase: adds its counters and audits the heap.
-    fn finish(&mut self, heap: &GpuHeap, stats: &HeapStats, phase: &str) -> crate::Result<()> {
+    /// Ends a phase: adds the calls and failures of the harness's heap since they were
+    /// last counted, and audits the heap.
+    fn finish(&mut self, h: &Harness, stats: &HeapStats, phase: &str) -> crate::Result<()> {
+        let before = h.count(*stats);
         self.operations += stats.malloc_calls + stats.free_calls;
-        self.failures += stats.failures;
-        self.audit(heap, phase)
+        self.operations -= before.malloc_calls + before.free_calls;
+        self.failures += stats.failures.since(&before.failures);
+        self.audit(&h.heap, phase)
     }
 
     /// Audits an Ouroboros heap between dispatches: no page may be unaccounted for and no
@@ -381,11 +384,8 @@ fn basic(
             stats.failures,
             Failures::default(),
         );
-        if strategy.reuses_memory() {
-            checks.finish(&h.heap, &stats, &phase)?;
-        }
         expect_all_freed(&h, strategy, checks, &phase)?;
-        h.heap.reset()?;
+        h.reset()?;
     }
     Ok(())
 }
@@ -417,9 +417,6 @@ fn churn(
     checks.expect(tally[TALLY_OK] > 0, || "churn made no allocation".into());
     let stats = h.heap.stats()?;
     checks.equal("failures", stats.failures, Failures::default());
-    if strategy.reuses_memory() {
-        checks.finish(&h.heap, &stats, "final free")?;
-    }
     expect_all_freed(&h, strategy, checks, "final free")
 }
 
@@ -435,16 +432,14 @@ fn expect_all_freed(
     let (_, live) = checks.placement_and_tally(h, &format!("{what}, after free"))?;
     checks.equal(&format!("{what}: live slots after free"), live, 0);
     let stats = h.heap.stats()?;
-    if strategy.reuses_memory() {
-        checks.audit(&h.heap, &format!("{what}, after free"))?;
-    } else {
-        checks.finish(&h.heap, &stats, what)?;
+    checks.finish(h, &stats, &format!("{what}, after free"))?;
+    if !strategy.reuses_memory() {
         checks.expect(
             (stats.allocations_live == 0) == (stats.bytes_live == 0)
                 && stats.allocations_live <= stats.malloc_calls,
             || format!("{what}: bump's live counters disagree: {stats:?}"),
         );
-        h.heap.reset()?;
+        h.reset()?;
     }
     let stats = h.heap.stats()?;
     checks.equal(
@@ -513,9 +508,6 @@ fn exhaustion(
         // The second fill runs on the freed heap: full capacity must come back.
         expect_all_freed(&h, strategy, checks, pass)?;
     }
-    if strategy.reuses_memory() {
-        checks.finish(&h.heap, &h.heap.stats()?, "exhaustion")?;
-    }
     Ok(())
 }
 
@@ -560,7 +552,7 @@ fn device_bad_input(
     if strategy.reuses_memory() {
         checks.equal("live after bad input", stats.allocations_live, 0);
     }
-    checks.finish(&h.heap, &stats, "bad input")?;
+    checks.finish(&h, &stats, "bad input")?;
     // The heap still works: a full round of mallocs on the same heap.
     let size = h.heap.layout().max_alloc.min(256);
     h.clear_tally();
@@ -661,9 +653,6 @@ fn verify_and_free_filled(
     );
     // A free never fails, not even the one that frees a full heap's last block.
     h.free(p)?;
-    if strategy.reuses_memory() {
-        checks.finish(&h.heap, &h.heap.stats()?, &format!("{phase}: free"))?;
-    }
     expect_all_freed(h, strategy, checks, &format!("{phase}: free"))?;
     Ok(tally[TALLY_OK])
 }
@@ -727,9 +716,6 @@ fn free_all(
                 100.0 * REFILL_FRACTION
             )
         });
-    }
-    if strategy.reuses_memory() {
-        checks.finish(&h.heap, &h.heap.stats()?, "free-all")?;
     }
     Ok(())
 }
@@ -846,11 +832,8 @@ fn scale_with(
         checks.equal(&format!("{phase}, refilled: NULLs"), tally[TALLY_NULL], 0);
         live_agrees(&h, checks, &format!("{phase}, refilled"))?;
         h.free(p)?;
-        if strategy.reuses_memory() {
-            checks.finish(&h.heap, &h.heap.stats()?, &phase)?;
-        }
         expect_all_freed(&h, strategy, checks, &phase)?;
-        h.heap.reset()?;
+        h.reset()?;
     }
     Ok(())
 }
@@ -1179,9 +1162,5 @@ fn growth_with(
     });
     in_committed(&h, checks, &phase)?;
     h.free(p2)?;
-    let stats = h.heap.stats()?;
-    if strategy.reuses_memory() {
-        checks.finish(&h.heap, &stats, &phase)?;
-    }
     expect_all_freed(&h, strategy, checks, &phase)
 }

@@ -564,20 +564,32 @@ fn device_bad_input(
     expect_all_freed(&h, strategy, checks, "round after bad input")
 }
 
+/// The heap that the utilisation and free-all scenarios fill with 16-byte blocks.
+fn filled_heap(strategy: Strategy, options: &Options) -> HeapConfig {
+    HeapConfig::new(UTILISATION_HEAP)
+        .strategy(strategy)
+        .page_size(options.page_size)
+        .unit_size(options.unit_size)
+        .watchdog(options.watchdog)
+}
+
+/// The layout of a heap to fill, and slots for more blocks of 16 bytes than it holds (the
+/// last ones must see NULL).
+fn fill_plan(gpu: &Gpu, config: &HeapConfig) -> crate::Result<(HeapLayout, u32)> {
+    let layout = HeapLayout::plan(config, &DeviceCaps::of(&gpu.device))?;
+    let n = (layout.bytes / 16 + layout.bytes / 256) as u32;
+    Ok((layout, n))
+}
+
 fn utilisation(
     gpu: &Gpu,
     strategy: Strategy,
     options: &Options,
     checks: &mut Checks,
 ) -> crate::Result<()> {
-    let config = HeapConfig::new(UTILISATION_HEAP)
-        .strategy(strategy)
-        .page_size(options.page_size)
-        .watchdog(options.watchdog);
-    let layout = HeapLayout::plan(&config, &DeviceCaps::of(&gpu.device))?;
+    let config = filled_heap(strategy, options);
+    let (layout, n) = fill_plan(gpu, &config)?;
     let (bytes, meta_bytes) = (layout.bytes, layout.meta_words * 4);
-    // More slots than the heap has 16-byte units: the last ones must see NULL.
-    let n = (bytes / 16 + bytes / 256) as u32;
     let fraction = |ok: u32| (ok as u64 * 16) as f64 / bytes as f64;
 
     // The paper's protocol: dispatches of UTILISATION_ROUND mallocs of 16 B, one after the
@@ -663,14 +675,8 @@ fn free_all(
     options: &Options,
     checks: &mut Checks,
 ) -> crate::Result<()> {
-    let config = HeapConfig::new(UTILISATION_HEAP)
-        .strategy(strategy)
-        .page_size(options.page_size)
-        .unit_size(options.unit_size)
-        .max_segment_size(UTILISATION_HEAP / 4)
-        .watchdog(options.watchdog);
-    let layout = HeapLayout::plan(&config, &DeviceCaps::of(&gpu.device))?;
-    let n = (layout.bytes / 16 + layout.bytes / 256) as u32;
+    let config = filled_heap(strategy, options).max_segment_size(UTILISATION_HEAP / 4);
+    let (_, n) = fill_plan(gpu, &config)?;
     let h = Harness::new(gpu, config, n)?;
     checks.equal("segments", h.heap.layout().segment_count(), 4);
     let p = all(n, 16, 16, 0xf1);

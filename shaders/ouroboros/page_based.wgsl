@@ -47,12 +47,11 @@ const OURO_DRY_ROUNDS: u32 = 64u;
 //
 // On a VAQ (cq_abandons) the producer reserves its queue positions first and takes a chunk
 // only if the queue has storage for all of them (cq_storage); if it takes none, it
-// abandons the positions (OQ_VOID), so the queue drains past them. Otherwise pages whose
-// positions find no queue chunk leave circulation: on the H200, with many batches produced
-// at once, a 16-byte fill of a P-VA heap lost up to 84 % of its pages that way (99.61 %
-// utilisation once producers secured storage first). The same on the VLQ (abandoned
-// positions marked in queue chunks linked by a storage check) made P-VL worse on the H200:
-// its conformance run went past 220 s, and mixed traffic failed 1244 frees.
+// abandons the positions (OQ_VOID), so the queue drains past them. Pages whose positions
+// find no queue chunk anyway go to the spill (spill.wgsl), where mallocs find them by a
+// search instead of a dequeue. The linked queue does not secure storage first: marking
+// abandoned positions in its queue chunks made it slower and fail frees under mixed
+// traffic (BENCHMARKS.md).
 //
 // `retire`: the batches its signals retire, 1 for a batch registered with the semaphore,
 // 0 for an unregistered one (ouro_help_last).
@@ -137,9 +136,8 @@ fn ouro_p_produce(k: u32, retire: u32) -> HeapAlloc {
 
 // A chunk (or run) for class k's pages. Heaps with virtualized queues keep the last
 // OURO_QUEUE_RESERVE chunks for queue chunks: their frees need queue storage from the heap,
-// and once every chunk holds pages, every free of such a class fails and its page leaves
-// circulation, so mallocs produce more, and frees fail more (on the H200, mixed traffic on
-// a 64 MiB heap spiralled into out of memory that way). The reserve is exact: a class
+// and once every chunk holds pages, every free of such a class would go to the spill,
+// which mallocs search instead of dequeuing from. The reserve is exact: a class
 // takes a ticket on OURO_PAGE_CHUNKS (chunks held by pages, for good: page chunks keep
 // their class) before it takes memory. A check of the free chunks instead let a thousand
 // producers of one dispatch see the same free chunks and take the reserve together.

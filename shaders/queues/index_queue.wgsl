@@ -28,8 +28,8 @@
 //     advance by one wasted position and no item is lost.
 //
 // Loops, all bounded: OQ_SLOT_WAIT rounds per slot; OQ_MOVES fresh positions per item. An
-// enqueue that exhausts them fails (the caller counts HEAP_CONTENTION; the item is lost,
-// which needs a dequeuer stalled for a whole lap of the ring).
+// enqueue that exhausts them fails, which needs a dequeuer stalled for a whole lap of the
+// ring; the caller keeps the item (a page goes to the spill, ouroboros/spill.wgsl).
 
 const OQ_EMPTY: u32 = 0u;
 const OQ_SKIP: u32 = 0xffffffffu;

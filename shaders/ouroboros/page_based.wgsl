@@ -46,9 +46,10 @@ const OURO_DRY_ROUNDS: u32 = 64u;
 // its first page for the caller, the rest into the queue.
 //
 // On a VAQ (cq_abandons) the producer reserves its queue positions first and takes a chunk
-// only if the queue has storage for all of them (cq_storage); if it takes none, it
-// abandons the positions (OQ_VOID), so the queue drains past them. Pages whose positions
-// find no queue chunk anyway go to the spill (spill.wgsl), where mallocs find them by a
+// only if the queue has storage for all of them (cq_storage), or if the heap still has
+// more free chunks than the queue reserve (the storage wait ran out: not a lack of memory);
+// if it takes none, it abandons the positions (OQ_VOID), so the queue drains past them.
+// Pages whose positions find no queue chunk go to the spill (spill.wgsl), where mallocs find them by a
 // search instead of a dequeue. The linked queue does not secure storage first: marking
 // abandoned positions in its queue chunks made it slower and fail frees under mixed
 // traffic (BENCHMARKS.md).
@@ -80,7 +81,10 @@ fn ouro_p_produce(k: u32, retire: u32) -> HeapAlloc {
         // free chunks, where a producer that fails on a full heap would keep the count up.
         ouro_fill_begin(k);
         pos = cq_reserve_back(k, batch - 1u);
-        if (cq_storage(k, pos, batch - 1u)) {
+        // Without storage only when a wait for it ran out while the heap has chunks: the
+        // pages whose positions have none then go to the spill. (Giving up instead made
+        // mallocs of a nearly empty heap return NULL on lavapipe under CPU load.)
+        if (cq_storage(k, pos, batch - 1u) || ouro_free_chunks() > i32(OURO_QUEUE_RESERVE)) {
             chunk = ouro_page_chunk_alloc(k);
         }
     } else {

@@ -37,11 +37,12 @@
 // allocation (set at the first unit of each page out with a user).
 //
 // After a clean check the trim (one invocation, nothing else running) purges: it clears the
-// info of the range's chunks and their spilled pages (spill.wgsl), lowers each owning class's chunk count (queue meta word 4)
-// and the chunks held by pages (OURO_PAGE_CHUNKS, heaps with a queue reserve),
-// compacts that class's ring without the range's pages and takes them out of its semaphore,
-// does the same for the pool, and lowers OURO_FRESH to `to`: every chunk from there on is
-// then unreferenced, and will be handed out fresh again after a later grow.
+// info of the range's chunks and their spilled pages (spill.wgsl), lowers each owning
+// class's chunk count (queue meta word 4) and the chunks held by pages (OURO_PAGE_CHUNKS,
+// heaps with a queue reserve), compacts that class's ring without the range's pages and
+// takes them out of its semaphore, does the same for the pool, and lowers OURO_FRESH to
+// `to`: every chunk from there on is then unreferenced, and will be handed out fresh again
+// after a later grow.
 //
 // A standard queue between dispatches: every item lies at a position in [front, back)
 // (queues/index_queue.wgsl: an item is put at a reserved back position, and one whose
@@ -51,7 +52,8 @@
 // to front + kept.
 //
 // Loops, all bounded: the check scans one chunk's live words (OURO_CHUNK_UNITS / 32 + 1);
-// the trim scans the range's chunks once (and each page chunk's spill words), then each affected ring over
+// the trim scans the range's chunks once (and each page chunk's spill words), then each
+// affected ring over
 // min(back - front, capacity) positions, the pool's the same way. The cost of a trim is
 // therefore linear in the free pages of the classes that owned chunks in the range (a
 // ring of 16-byte pages can hold millions: a slow single invocation, but one between
@@ -170,13 +172,7 @@ fn strategy_trim(from_units: u32, to_units: u32) {
         if (info != 0u && info - 1u < OURO_CLASSES) {
             let k = info - 1u;
             classes |= 1u << k;
-            // Its spilled pages leave with it.
-            let spilled = atomicExchange(&heap_meta[OURO_SPILL_COUNT + c], 0u);
-            atomicSub(&heap_meta[OURO_SPILLED + k], spilled);
-            let first = (c << OURO_CHUNK_SHIFT) >> 5u;
-            for (var w = first; w < first + max(OURO_CHUNK_UNITS >> 5u, 1u); w++) {
-                atomicStore(&heap_meta[OURO_SPILL_BITS + w], 0u);
-            }
+            ouro_spill_purge(c, k); // its spilled pages leave with it
             atomicSub(&heap_meta[ouro_queue_meta(k) + 4u], 1u);
             if (OURO_QUEUE_RESERVE > 0u) {
                 atomicSub(&heap_meta[OURO_PAGE_CHUNKS], ouro_run_chunks(k));

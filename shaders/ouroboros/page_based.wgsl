@@ -49,10 +49,10 @@ const OURO_DRY_ROUNDS: u32 = 64u;
 // only if the queue has storage for all of them (cq_storage), or if the heap still has
 // more free chunks than the queue reserve (the storage wait ran out: not a lack of memory);
 // if it takes none, it abandons the positions (OQ_VOID), so the queue drains past them.
-// Pages whose positions find no queue chunk go to the spill (spill.wgsl), where mallocs find them by a
-// search instead of a dequeue. The linked queue does not secure storage first: marking
-// abandoned positions in its queue chunks made it slower and fail frees under mixed
-// traffic (BENCHMARKS.md).
+// Pages whose positions find no queue chunk go to the spill (spill.wgsl), where mallocs
+// find them by a search instead of a dequeue. The linked queue does not secure storage
+// first: marking abandoned positions in its queue chunks made it slower and fail frees
+// under mixed traffic (BENCHMARKS.md).
 //
 // `retire`: the batches its signals retire, 1 for a batch registered with the semaphore,
 // 0 for an unregistered one (ouro_help_last).
@@ -81,9 +81,9 @@ fn ouro_p_produce(k: u32, retire: u32) -> HeapAlloc {
         // free chunks, where a producer that fails on a full heap would keep the count up.
         ouro_fill_begin(k);
         pos = cq_reserve_back(k, batch - 1u);
-        // Without storage only when a wait for it ran out while the heap has chunks: the
-        // pages whose positions have none then go to the spill. (Giving up instead made
-        // mallocs of a nearly empty heap return NULL on lavapipe under CPU load.)
+        // Without storage only when a wait for it ran out while the heap has chunks: that
+        // is no lack of memory, so the batch is made, and the pages whose positions have
+        // no storage go to the spill.
         if (cq_storage(k, pos, batch - 1u) || ouro_free_chunks() > i32(OURO_QUEUE_RESERVE)) {
             chunk = ouro_page_chunk_alloc(k);
         }
@@ -292,8 +292,9 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
 // never finishes its position in a linked queue (queues/vlq.wgsl, the known gap), which
 // keeps that queue's front from releasing drained chunks.
 fn ouro_p_free(unit: u32, k: u32) -> HeapFree {
-    let low = cq_virtual(k) && ouro_free_chunks() <= i32(OURO_QUEUE_RESERVE / 2u);
-    if (!low && !ouro_spilled(k) && cq_enqueue(k, heap_handle_of(unit))) {
+    let spill = ouro_spilled(k)
+        || (cq_virtual(k) && ouro_free_chunks() <= i32(OURO_QUEUE_RESERVE / 2u));
+    if (!spill && cq_enqueue(k, heap_handle_of(unit))) {
         bsem_signal(ouro_queue_meta(k), 1u, 0u);
     } else {
         ouro_spill(unit, k);

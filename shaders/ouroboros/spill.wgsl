@@ -29,8 +29,9 @@
 //     are all of the class its info names.
 //
 // Loops, all bounded: ouro_unspill looks at OURO_SPILL_CHUNKS chunks from the cursor, in
-// each at most OURO_CHUNK_UNITS / 32 words (only where the chunk counts spilled pages),
-// and in each word at most 32 claims (a failed claim means another malloc took that bit).
+// each at most ouro_spill_words() words (only where the chunk counts spilled pages), and
+// in each word at most 32 claims (a failed claim means another malloc took that bit);
+// ouro_spill_purge clears one chunk's words.
 
 const OURO_SPILL_CHUNKS: u32 = 64u;
 const OURO_NO_UNIT: u32 = 0xffffffffu;
@@ -45,8 +46,30 @@ fn ouro_spilled(k: u32) -> bool {
     return bitcast<i32>(atomicLoad(&heap_meta[OURO_SPILLED + k])) > 0;
 }
 
-// Claims one set bit of spill word w under `mask` (a chunk's bits: all of the word, unless
-// chunks are smaller than 32 units); returns its bit index, or 32 if none was left.
+// Chunk c's spill words start at word (c << OURO_CHUNK_SHIFT) >> 5; there are
+// ouro_spill_words() of them, and `mask` selects c's bits in each (all of the word, unless
+// chunks are smaller than 32 units and share a word).
+fn ouro_spill_words() -> u32 {
+    return max(OURO_CHUNK_UNITS >> 5u, 1u);
+}
+
+fn ouro_spill_mask(c: u32) -> u32 {
+    let first_unit = c << OURO_CHUNK_SHIFT;
+    return (0xffffffffu >> (32u - min(OURO_CHUNK_UNITS, 32u))) << (first_unit & 31u);
+}
+
+// Takes chunk c of class k out of the spill (a trim, nothing else running: growth.wgsl).
+fn ouro_spill_purge(c: u32, k: u32) {
+    let spilled = atomicExchange(&heap_meta[OURO_SPILL_COUNT + c], 0u);
+    atomicSub(&heap_meta[OURO_SPILLED + k], spilled);
+    let first_word = (c << OURO_CHUNK_SHIFT) >> 5u;
+    for (var i = 0u; i < ouro_spill_words(); i++) {
+        atomicAnd(&heap_meta[OURO_SPILL_BITS + first_word + i], ~ouro_spill_mask(c));
+    }
+}
+
+// Claims one set bit of spill word w under `mask` (ouro_spill_mask); returns its bit
+// index, or 32 if none was left.
 fn ouro_spill_claim(w: u32, mask: u32) -> u32 {
     var v = atomicLoad(&heap_meta[OURO_SPILL_BITS + w]) & mask;
     for (var attempt = 0u; attempt < 32u && v != 0u; attempt++) {
@@ -73,11 +96,9 @@ fn ouro_unspill(k: u32) -> u32 {
             || atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) != k + 1u) {
             continue;
         }
-        let first_unit = c << OURO_CHUNK_SHIFT;
-        let first_word = first_unit >> 5u;
-        let mask = (0xffffffffu >> (32u - min(OURO_CHUNK_UNITS, 32u))) << (first_unit & 31u);
-        for (var i = 0u; i < max(OURO_CHUNK_UNITS >> 5u, 1u); i++) {
-            let bit = ouro_spill_claim(first_word + i, mask);
+        let first_word = (c << OURO_CHUNK_SHIFT) >> 5u;
+        for (var i = 0u; i < ouro_spill_words(); i++) {
+            let bit = ouro_spill_claim(first_word + i, ouro_spill_mask(c));
             if (bit < 32u) {
                 atomicSub(&heap_meta[OURO_SPILL_COUNT + c], 1u);
                 atomicSub(&heap_meta[OURO_SPILLED + k], 1u);

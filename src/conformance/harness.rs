@@ -85,8 +85,8 @@ impl Harness {
         Self::with_slots_per_invocation(gpu, config, slot_count, 1)
     }
 
-    /// A harness whose invocations own `per_invocation` slots each (the kernels' K; every
-    /// `Params` passed to it must carry the same value).
+    /// A harness whose invocations own `per_invocation` slots each (the kernels' K, which
+    /// every dispatch writes into its `Params`).
     pub fn with_slots_per_invocation(
         gpu: &Gpu,
         config: HeapConfig,

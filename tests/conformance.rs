@@ -131,4 +131,15 @@ conformance_tests! {
     ouro_c_va_free_all: Strategy::OuroCVA, Scenario::FreeAll;
     ouro_c_vl_scale: Strategy::OuroCVL, Scenario::Scale;
     ouro_c_vl_free_all: Strategy::OuroCVL, Scenario::FreeAll;
+    bump_round_trip: Strategy::Bump, Scenario::RoundTrip;
+    rw_bm_round_trip: Strategy::RwBm, Scenario::RoundTrip;
+    rw_round_trip: Strategy::Rw, Scenario::RoundTrip;
+    corw_round_trip: Strategy::Corw, Scenario::RoundTrip;
+    rw_malloc_round_trip: Strategy::RwMalloc, Scenario::RoundTrip;
+    ouro_p_s_round_trip: Strategy::OuroPS, Scenario::RoundTrip;
+    ouro_p_va_round_trip: Strategy::OuroPVA, Scenario::RoundTrip;
+    ouro_p_vl_round_trip: Strategy::OuroPVL, Scenario::RoundTrip;
+    ouro_c_s_round_trip: Strategy::OuroCS, Scenario::RoundTrip;
+    ouro_c_va_round_trip: Strategy::OuroCVA, Scenario::RoundTrip;
+    ouro_c_vl_round_trip: Strategy::OuroCVL, Scenario::RoundTrip;
 }

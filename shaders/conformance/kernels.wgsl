@@ -7,6 +7,7 @@
 // mismatch when verified. Which invocations allocate is decided by a hash of the invocation
 // (malloc_permille), which slots free by a hash of the slot (free_permille): arbitrary
 // subsets of the lanes of a subgroup call the allocator, not only regular masks.
+// round_trip_pass instead mallocs and frees within one dispatch (K rounds per invocation).
 // tally: [0] successful mallocs, [1] NULLs, [2] corrupted allocations, [3] frees that did
 // not return HEAP_OK, [8 + s] NULLs with status s; [16 + j] status of step j of bad_input.
 // Loops: K slots per invocation; the pattern loops run over the allocation's words, at most
@@ -143,6 +144,53 @@ fn free_pass(@builtin(global_invocation_id) id: vec3<u32>) {
             atomicAdd(&tally[TALLY_FREE_FAILED], 1u);
         }
         slots[i] = Slot(HEAP_NULL, 0u, 0u, 0u);
+    }
+}
+
+// Each chosen invocation makes K round trips in this one dispatch: malloc, write the
+// pattern, then verify and free the block of its round before (so every block stays live
+// while the invocation allocates and writes once more), and at the end its last block.
+// Mallocs and frees of different invocations run at the same time. Slots are not used.
+@compute @workgroup_size(64)
+fn round_trip_pass(@builtin(global_invocation_id) id: vec3<u32>) {
+    var held = Slot(HEAP_NULL, 0u, 0u, 0u);
+    for (var j = 0u; j < per_invocation(); j++) {
+        let i = id.x * per_invocation() + j;
+        var next = Slot(HEAP_NULL, 0u, 0u, 0u);
+        if (i < params.slots && chance(params.malloc_permille, i, 3u)) {
+            let size = pick_size(i);
+            let p = malloc(size);
+            if (p == HEAP_NULL) {
+                atomicAdd(&tally[TALLY_NULL], 1u);
+                atomicAdd(&tally[TALLY_NULL_BY_STATUS + heap_status], 1u);
+            } else {
+                atomicAdd(&tally[TALLY_OK], 1u);
+                next = Slot(p, size, heap_hash(params.seed ^ heap_hash(i)), 0u);
+                for (var k = 0u; k < words_of(size); k++) {
+                    heap_store(p, k, conformance_word(next.tag, k));
+                }
+            }
+        }
+        release_held(held);
+        held = next;
+    }
+    release_held(held);
+}
+
+// Verifies a round trip's block and frees it (nothing for HEAP_NULL).
+fn release_held(s: Slot) {
+    if (s.handle == HEAP_NULL) {
+        return;
+    }
+    for (var k = 0u; k < words_of(s.size); k++) {
+        if (heap_load(s.handle, k) != conformance_word(s.tag, k)) {
+            atomicAdd(&tally[TALLY_CORRUPTED], 1u);
+            break;
+        }
+    }
+    free(s.handle);
+    if (heap_status != HEAP_OK) {
+        atomicAdd(&tally[TALLY_FREE_FAILED], 1u);
     }
 }
 

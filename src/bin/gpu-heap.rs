@@ -39,7 +39,7 @@ enum Command {
         #[arg(long, value_parser = parse_strategy, value_delimiter = ',')]
         strategy: Vec<Strategy>,
         /// Scenarios to run (default: all): basic, churn, exhaustion, device-bad-input,
-        /// host-bad-input, utilisation, growth, scale, free-all.
+        /// host-bad-input, utilisation, growth, scale, free-all, round-trip.
         #[arg(long, value_parser = parse_scenario, value_delimiter = ',')]
         scenario: Vec<Scenario>,
         /// Heap size, e.g. 512MiB or 8GiB.
@@ -54,7 +54,7 @@ enum Command {
         /// Invocations per dispatch.
         #[arg(long, default_value_t = 16_384)]
         slots: u32,
-        /// Workgroups of 64 invocations in the scale scenario.
+        /// Workgroups of 64 invocations in the scale and round-trip scenarios.
         #[arg(long, default_value_t = 1024)]
         workgroups: u32,
         /// Seconds one dispatch may take before it counts as hung.

@@ -62,6 +62,7 @@ pub(crate) struct Harness {
     alloc: wgpu::ComputePipeline,
     verify: wgpu::ComputePipeline,
     free: wgpu::ComputePipeline,
+    round_trip: wgpu::ComputePipeline,
     bad_input: wgpu::ComputePipeline,
     pub slot_count: u32,
     per_invocation: u32,
@@ -138,6 +139,7 @@ impl Harness {
             alloc: pipeline("alloc_pass")?,
             verify: pipeline("verify_pass")?,
             free: pipeline("free_pass")?,
+            round_trip: pipeline("round_trip_pass")?,
             bad_input: pipeline("bad_input")?,
             heap,
             queue: gpu.queue.clone(),
@@ -215,6 +217,17 @@ impl Harness {
             params,
             self.invocations(),
             "conformance free_pass",
+        )
+    }
+
+    /// Each invocation chosen with `params.malloc_permille` per round makes K round trips
+    /// (malloc, write, verify, free) within this one dispatch; the slots are left alone.
+    pub fn round_trip(&self, params: Params) -> Result<()> {
+        self.dispatch(
+            &self.round_trip,
+            params,
+            self.invocations(),
+            "conformance round_trip_pass",
         )
     }
 

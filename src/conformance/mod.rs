@@ -48,14 +48,26 @@ pub enum Scenario {
     /// holding [`SCALE_DEEP_PER_INVOCATION`] each. Every lane mallocs 16 B; then
     /// a hashed subset of lanes allocates, a hashed subset of blocks is freed, the same lanes
     /// allocate mixed sizes into the freed slots, and everything is freed. No NULL, no failed
-    /// free, and the live counters agree with what the host sees after every dispatch.
+    /// free, and the live counters agree with what the host sees after every dispatch. The
+    /// heap holds twice what all slots take at [`SCALE_MAX_SIZE`] (larger than
+    /// [`Options::heap_size`] where that is too small).
     Scale,
     /// A full heap freed at once: fill an 8 MiB heap of 4 segments with 16-byte mallocs in
     /// dispatches of [`UTILISATION_ROUND`] until NULL, free every block in one dispatch (no
     /// free may fail, the live counters must read zero), and fill and free it twice more the
     /// same way: each fill gets at least [`REFILL_FRACTION`] of the first.
     FreeAll,
+    /// Mallocs and frees at the same time: [`Options::workgroups`] workgroups of 64
+    /// invocations each make [`ROUND_TRIPS`] round trips in one dispatch (malloc, write,
+    /// then verify and free the previous round's block), every lane at 16 B, then hashed
+    /// lanes at mixed sizes. No NULL, no corruption, no failed free, every call counted, and
+    /// the live counters read zero after the dispatch. The heap is sized as in
+    /// [`Scenario::Scale`].
+    RoundTrip,
 }
+
+/// The largest size the scale scenario asks for.
+pub const SCALE_MAX_SIZE: u32 = 256;
 
 /// Allocations each invocation holds in the scale scenario.
 pub const SCALE_PER_INVOCATION: u32 = 4;
@@ -63,6 +75,9 @@ pub const SCALE_PER_INVOCATION: u32 = 4;
 /// Allocations each invocation holds in the scale scenario's second part, on a sixteenth of
 /// the invocations (at least 64).
 pub const SCALE_DEEP_PER_INVOCATION: u32 = 256;
+
+/// Round trips each invocation makes in the round-trip scenario.
+pub const ROUND_TRIPS: u32 = 8;
 
 /// Each later fill of the free-all scenario must reach this fraction of the first.
 pub const REFILL_FRACTION: f64 = 0.95;
@@ -84,6 +99,7 @@ impl Scenario {
         Scenario::Growth,
         Scenario::Scale,
         Scenario::FreeAll,
+        Scenario::RoundTrip,
     ];
 
     pub fn name(self) -> &'static str {
@@ -97,6 +113,7 @@ impl Scenario {
             Scenario::Growth => "growth",
             Scenario::Scale => "scale",
             Scenario::FreeAll => "free-all",
+            Scenario::RoundTrip => "round-trip",
         }
     }
 }
@@ -278,6 +295,7 @@ pub fn run(gpu: &Gpu, strategy: Strategy, scenario: Scenario, options: &Options)
         Scenario::Growth => growth(gpu, strategy, options, &mut checks),
         Scenario::Scale => scale(gpu, strategy, options, &mut checks),
         Scenario::FreeAll => free_all(gpu, strategy, options, &mut checks),
+        Scenario::RoundTrip => round_trip(gpu, strategy, options, &mut checks),
     };
     let mut result = ScenarioResult {
         strategy,
@@ -753,6 +771,30 @@ fn scale(
     )
 }
 
+/// The heap of a run of `slots` blocks of up to [`SCALE_MAX_SIZE`] bytes, and the largest
+/// size it serves up to that. A NULL must mean a bug, not a heap too small for the run: the
+/// heap holds every slot at the largest size twice over (bump never reuses a block), larger
+/// than `options.heap_size` where that is too small.
+fn heap_for_slots(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    slots: u32,
+) -> crate::Result<(HeapConfig, u32)> {
+    let config = heap_config(strategy, options);
+    let planned = HeapLayout::plan(&config, &DeviceCaps::of(&gpu.device))?;
+    let max = planned.max_alloc.min(SCALE_MAX_SIZE);
+    let demand = (2 * slots as u64 * planned.granted_bytes(max)).next_power_of_two();
+    if demand <= options.heap_size {
+        return Ok((config, max));
+    }
+    let options = Options {
+        heap_size: demand,
+        ..options.clone()
+    };
+    Ok((heap_config(strategy, &options), max))
+}
+
 /// The scale scenario's phases with `invocations` invocations holding `per` blocks each.
 fn scale_with(
     gpu: &Gpu,
@@ -763,9 +805,9 @@ fn scale_with(
     per: u32,
 ) -> crate::Result<()> {
     let n = invocations * per;
-    let h = Harness::with_slots_per_invocation(gpu, heap_config(strategy, options), n, per)?;
+    let (config, max) = heap_for_slots(gpu, strategy, options, n)?;
+    let h = Harness::with_slots_per_invocation(gpu, config, n, per)?;
     let layout = h.heap.layout().clone();
-    let max = layout.max_alloc.min(256);
     // What the slots hold must agree with the heap's live counters, byte for byte.
     let live_agrees = |h: &Harness, checks: &mut Checks, phase: &str| -> crate::Result<()> {
         let slots = h.slots()?;
@@ -839,6 +881,53 @@ fn scale_with(
         live_agrees(&h, checks, &format!("{phase}, refilled"))?;
         h.free(p)?;
         expect_all_freed(&h, strategy, checks, &phase)?;
+        h.reset()?;
+    }
+    Ok(())
+}
+
+fn round_trip(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+) -> crate::Result<()> {
+    let invocations = (options.workgroups * 64).min(harness::MAX_SLOTS);
+    let n = invocations * ROUND_TRIPS;
+    let (config, max) = heap_for_slots(gpu, strategy, options, n)?;
+    let h = Harness::with_slots_per_invocation(gpu, config, n, ROUND_TRIPS)?;
+    let phases: [(&str, Params); 2] = [
+        ("every lane, 16 B", all(n, 16, 16, 0x7219)),
+        (
+            "hashed lanes, 4 B to 256 B",
+            Params {
+                malloc_permille: 600,
+                ..all(n, 4, max, 0x721a)
+            },
+        ),
+    ];
+    for (phase, p) in phases {
+        let phase = &format!("{invocations} x {ROUND_TRIPS} round trips, {phase}");
+        h.clear_tally();
+        h.round_trip(p)?;
+        let (tally, _) = checks.placement_and_tally(&h, phase)?;
+        checks.equal(&format!("{phase}: NULLs"), tally[TALLY_NULL], 0);
+        if p.malloc_permille == 1000 {
+            checks.equal(&format!("{phase}: successful mallocs"), tally[TALLY_OK], n);
+        }
+        let stats = h.heap.stats()?;
+        let ok = tally[TALLY_OK] as u64;
+        checks.equal(
+            &format!("{phase}: malloc and free calls counted"),
+            (stats.malloc_calls, stats.free_calls),
+            (ok + tally[TALLY_NULL] as u64, ok),
+        );
+        checks.equal(
+            &format!("{phase}: failures"),
+            stats.failures,
+            Failures::default(),
+        );
+        expect_all_freed(&h, strategy, checks, phase)?;
         h.reset()?;
     }
     Ok(())

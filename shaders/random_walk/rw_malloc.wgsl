@@ -24,6 +24,15 @@
 //   - free clears the start bit first (one winner: a second free of the same pointer, or a
 //     free of a pointer that is not a start, sees it clear: HEAP_INVALID_FREE), then the end
 //     bit, then the used bits, and returns the units to WALK_FREE last.
+//   - Ordering: WGSL atomics are relaxed, and an atomic whose result is unused may be
+//     performed after later ones (NVIDIA issues those as reductions, without waiting). So
+//     each step of free that others rely on uses the result of the step before: the used
+//     bits are cleared only once the end bit's clear has returned (a branch on it), and
+//     the units are counted free with the number the used bits' clears returned. A malloc
+//     that claims those units then sets its end bit after the old one was cleared;
+//     otherwise the old clear could land later and erase the new bit, and the next free of
+//     that block would run on to another block's end bit (lost frees, and live bytes
+//     below zero). Claims and marks run after atomics whose results they branch on.
 //   - Placement: a walk's window starts at a random word, but a run starts where the free
 //     stretch containing that word begins (a bounded look back), i.e. right after used
 //     memory, so runs pack against each other instead of leaving short gaps.
@@ -74,16 +83,21 @@ fn rwm_mask(lo: u32, count: u32) -> u32 {
     return ((1u << count) - 1u) << lo;
 }
 
-// Clears used bits [start, start + n) (bits this invocation owns).
-fn rwm_release(start: u32, n: u32) {
+// Clears used bits [start, start + n) (bits this invocation owns). Returns how many of them
+// were set: what may be counted free again, a value that exists only once the clears are
+// done (see the ordering invariant).
+fn rwm_release(start: u32, n: u32) -> u32 {
     var u = start;
     var left = n;
+    var released = 0u;
     for (var i = 0u; i < RWM_MAX_WORDS && left > 0u; i++) {
         let take = min(32u - (u & 31u), left);
-        atomicAnd(&heap_meta[RWM_USED + (u >> 5u)], ~rwm_mask(u & 31u, take));
+        let mask = rwm_mask(u & 31u, take);
+        released += countOneBits(atomicAnd(&heap_meta[RWM_USED + (u >> 5u)], ~mask) & mask);
         u += take;
         left -= take;
     }
+    return released;
 }
 
 // Whether used bits [start, start + n) are all clear (a read-only check before a claim).
@@ -113,14 +127,14 @@ fn rwm_claim(start: u32, n: u32) -> bool {
         let old = atomicOr(&heap_meta[RWM_USED + (u >> 5u)], mask);
         if ((old & mask) != 0u) {
             atomicAnd(&heap_meta[RWM_USED + (u >> 5u)], ~(mask & ~old));
-            rwm_release(start, u - start);
+            _ = rwm_release(start, u - start);
             return false;
         }
         u += take;
         left -= take;
     }
     if (left > 0u) {
-        rwm_release(start, u - start);
+        _ = rwm_release(start, u - start);
         return false;
     }
     return true;
@@ -381,11 +395,14 @@ fn strategy_free(ptr: u32) -> HeapFree {
         atomicOr(&heap_meta[RWM_START + (u >> 5u)], bit);
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
-    atomicAnd(&heap_meta[RWM_END + (end >> 5u)], ~(1u << (end & 31u)));
-    let n = end - u + 1u;
-    rwm_release(u, n);
-    walk_unreserve(n);
-    return HeapFree(n << RWM_UNIT_SHIFT, HEAP_OK);
+    let end_bit = 1u << (end & 31u);
+    if ((atomicAnd(&heap_meta[RWM_END + (end >> 5u)], ~end_bit) & end_bit) == 0u) {
+        // Cleared by someone else since the search: only a free of an overlapping block can.
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    let released = rwm_release(u, end - u + 1u);
+    walk_unreserve(released);
+    return HeapFree(released << RWM_UNIT_SHIFT, HEAP_OK);
 }
 
 // The host zeroes heap_meta; one invocation sets the counter and marks the units past the

@@ -349,6 +349,14 @@ fn size_ladder(max: u32) -> Vec<u32> {
     sizes
 }
 
+/// `p` with only a hashed `permille` of the invocations allocating.
+fn lanes(permille: u32, p: Params) -> Params {
+    Params {
+        malloc_permille: permille,
+        ..p
+    }
+}
+
 fn all(slots: u32, size_min: u32, size_max: u32, seed: u32) -> Params {
     Params {
         slots,
@@ -744,13 +752,18 @@ fn free_all(
     Ok(())
 }
 
+/// The invocations of the GPU-scale scenarios: [`Options::workgroups`] of 64.
+fn gpu_scale_invocations(options: &Options) -> u32 {
+    (options.workgroups * 64).min(harness::MAX_SLOTS)
+}
+
 fn scale(
     gpu: &Gpu,
     strategy: Strategy,
     options: &Options,
     checks: &mut Checks,
 ) -> crate::Result<()> {
-    let invocations = (options.workgroups * 64).min(harness::MAX_SLOTS);
+    let invocations = gpu_scale_invocations(options);
     scale_with(
         gpu,
         strategy,
@@ -795,6 +808,30 @@ fn heap_for_slots(
     Ok((heap_config(strategy, &options), max))
 }
 
+/// Runs a phase's dispatches on a cleared tally and checks it: placement, no NULL, and
+/// with every lane allocating, a successful malloc for every slot. Returns the tally and
+/// the live slots.
+fn no_null_phase(
+    h: &Harness,
+    checks: &mut Checks,
+    phase: &str,
+    p: Params,
+    dispatches: impl FnOnce(&Harness) -> crate::Result<()>,
+) -> crate::Result<(Vec<u32>, u64)> {
+    h.clear_tally();
+    dispatches(h)?;
+    let (tally, live) = checks.placement_and_tally(h, phase)?;
+    checks.equal(&format!("{phase}: NULLs"), tally[TALLY_NULL], 0);
+    if p.malloc_permille == 1000 {
+        checks.equal(
+            &format!("{phase}: successful mallocs"),
+            tally[TALLY_OK],
+            p.slots,
+        );
+    }
+    Ok((tally, live))
+}
+
 /// The scale scenario's phases with `invocations` invocations holding `per` blocks each.
 fn scale_with(
     gpu: &Gpu,
@@ -832,36 +869,23 @@ fn scale_with(
         // Every lane of every subgroup asks for 16 B at once.
         ("every lane, 16 B", all(n, 16, 16, 0x5ca1e)),
         // A hashed half of the lanes: subgroups with arbitrary holes.
-        (
-            "hashed lanes, 16 B",
-            Params {
-                malloc_permille: 500,
-                ..all(n, 16, 16, 0x5ca1f)
-            },
-        ),
+        ("hashed lanes, 16 B", lanes(500, all(n, 16, 16, 0x5ca1f))),
         (
             "hashed lanes, 4 B to 256 B",
-            Params {
-                malloc_permille: 700,
-                ..all(n, 4, max, 0x5ca20)
-            },
+            lanes(700, all(n, 4, max, 0x5ca20)),
         ),
     ];
     for (phase, p) in phases {
         let phase = &format!("{invocations} x {per}, {phase}");
-        h.clear_tally();
-        h.alloc(p)?;
-        h.verify(p)?;
-        let (tally, live) = checks.placement_and_tally(&h, phase)?;
-        checks.equal(&format!("{phase}: NULLs"), tally[TALLY_NULL], 0);
+        let (tally, live) = no_null_phase(&h, checks, phase, p, |h| {
+            h.alloc(p)?;
+            h.verify(p)
+        })?;
         checks.equal(
             &format!("{phase}: live slots"),
             live,
             tally[TALLY_OK] as u64,
         );
-        if p.malloc_permille == 1000 {
-            checks.equal(&format!("{phase}: successful mallocs"), tally[TALLY_OK], n);
-        }
         live_agrees(&h, checks, phase)?;
         // A hashed half of the blocks is freed; the others stay live across the dispatches
         // that follow, and the same lanes allocate into the freed slots again.
@@ -892,29 +916,19 @@ fn round_trip(
     options: &Options,
     checks: &mut Checks,
 ) -> crate::Result<()> {
-    let invocations = (options.workgroups * 64).min(harness::MAX_SLOTS);
-    let n = invocations * ROUND_TRIPS;
+    let n = gpu_scale_invocations(options) * ROUND_TRIPS;
     let (config, max) = heap_for_slots(gpu, strategy, options, n)?;
     let h = Harness::with_slots_per_invocation(gpu, config, n, ROUND_TRIPS)?;
     let phases: [(&str, Params); 2] = [
         ("every lane, 16 B", all(n, 16, 16, 0x7219)),
         (
             "hashed lanes, 4 B to 256 B",
-            Params {
-                malloc_permille: 600,
-                ..all(n, 4, max, 0x721a)
-            },
+            lanes(600, all(n, 4, max, 0x721a)),
         ),
     ];
     for (phase, p) in phases {
-        let phase = &format!("{invocations} x {ROUND_TRIPS} round trips, {phase}");
-        h.clear_tally();
-        h.round_trip(p)?;
-        let (tally, _) = checks.placement_and_tally(&h, phase)?;
-        checks.equal(&format!("{phase}: NULLs"), tally[TALLY_NULL], 0);
-        if p.malloc_permille == 1000 {
-            checks.equal(&format!("{phase}: successful mallocs"), tally[TALLY_OK], n);
-        }
+        let phase = &format!("{} x {ROUND_TRIPS} round trips, {phase}", n / ROUND_TRIPS);
+        let (tally, _) = no_null_phase(&h, checks, phase, p, |h| h.round_trip(p))?;
         let stats = h.heap.stats()?;
         let ok = tally[TALLY_OK] as u64;
         checks.equal(

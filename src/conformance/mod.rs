@@ -637,7 +637,7 @@ fn utilisation(
     // The same demand in one dispatch: every invocation's malloc is in flight at once. A
     // measurement, not a requirement: virtualized queues take their queue chunks from the
     // heap, and when producers take every chunk for pages first, the pages they cannot queue
-    // stay out of circulation (README, Strategies).
+    // go to the spill, where only mallocs of their class find them.
     let h = Harness::new(gpu, config, n)?;
     h.clear_tally();
     let p = all(n, 16, 16, 16);

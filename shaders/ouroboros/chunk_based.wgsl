@@ -270,15 +270,12 @@ fn cb_find(k: u32, spread: u32) -> u32 {
 fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
-    if (atomicAdd(&heap_meta[qm + 4u], 1u) >= ouro_chunk_limit(k)) {
-        atomicSub(&heap_meta[qm + 4u], 1u);
-        bsem_signal(qm, 0u, retire);
+    if (!ouro_class_chunk_take(k, qm, retire)) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     let c = ouro_chunk_alloc();
     if (c == OURO_NO_CHUNK) {
-        atomicSub(&heap_meta[qm + 4u], 1u);
-        bsem_signal(qm, 0u, retire);
+        ouro_production_failed(qm, retire);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     ouro_fill_begin(k);
@@ -321,7 +318,7 @@ fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
             // set below, once the token is placed) and undoes its decrement.
             atomicSub(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED));
             atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_RETIRED);
-            atomicSub(&heap_meta[qm + 4u], 1u);
+            ouro_class_chunk_give(qm);
             ouro_chunk_free(c);
             bsem_signal(qm, 0u, retire);
             ouro_fill_end(k);
@@ -450,7 +447,7 @@ fn cb_retire(k: u32, c: u32) -> u32 {
         }
     }
     if (token_gone) {
-        atomicSub(&heap_meta[qm + 4u], 1u);
+        ouro_class_chunk_give(qm);
         ouro_chunk_free(c);
         return CB_RETIRED;
     }

@@ -252,16 +252,8 @@ fn ct_lookup(k: u32, pos: u32) -> u32 {
 // A fresh queue chunk for the positions from `start`, published in pointer word pw (or the
 // one someone else published first).
 fn ct_install(k: u32, pw: u32, start: u32) -> u32 {
-    let c = ouro_chunk_alloc();
+    let c = ouro_queue_chunk_new(k, start, false);
     if (c == OURO_NO_CHUNK) {
-        return OURO_NO_CHUNK;
-    }
-    var settled = ouro_settle(OURO_CHUNK_INFO + c, ouro_queue_info(k));
-    settled += ouro_settle(OURO_QC_START + c, start);
-    settled += ouro_settle(OURO_QC_COUNT + c, 0u);
-    // Published below only once its setup has taken effect (chunks.wgsl).
-    if (!ouro_queue_chunk_ready(c, settled)) {
-        ouro_chunk_free(c);
         return OURO_NO_CHUNK;
     }
     for (var attempt = 0u; attempt < 64u; attempt++) {

@@ -10,6 +10,7 @@
 //   ouro_queue_meta(OURO_POOL)    the pool's fill count ([0]) and ring counters
 //   OURO_CHUNK_INFO + c           what chunk c holds: 0 free or inside a multi-chunk run,
 //                                 class + 1 for a page chunk or the first chunk of a run
+//   ouro_queue_meta(k) + OQ_CLASS_CHUNKS   chunks class k owns, at most ouro_chunk_limit(k)
 //
 // The end: fresh chunks are handed out below ouro_chunk_end(), OURO_CHUNKS (every table is
 // sized for it, the reserved maximum) unless the heap can grow; then the committed chunks,
@@ -276,4 +277,50 @@ fn ouro_queue_chunk_ready(c: u32, settled: u32) -> bool {
     let same = settled + heap_atomic_fill(seg, ouro_qc_word(c, 0u), OURO_QC_ITEMS, OQ_EMPTY);
     return same <= OURO_QC_ITEMS + settled;
 }
+
+#ifdef OURO_QUEUE_CHUNK_WORDS
+// A fresh queue chunk of queue q for the positions from `start`: info, first position and
+// count set (and, with `linked`, an empty next link), all taken effect, so the caller may
+// publish it; OURO_NO_CHUNK if the pool and fresh memory have none.
+fn ouro_queue_chunk_new(q: u32, start: u32, linked: bool) -> u32 {
+    let c = ouro_chunk_alloc();
+    if (c == OURO_NO_CHUNK) {
+        return c;
+    }
+    var settled = ouro_settle(OURO_CHUNK_INFO + c, ouro_queue_info(q));
+    settled += ouro_settle(OURO_QC_START + c, start);
+    settled += ouro_settle(OURO_QC_COUNT + c, 0u);
+    if (linked) {
+        settled += ouro_settle(OURO_QC_NEXT + c, 0u);
+    }
+    if (!ouro_queue_chunk_ready(c, settled)) {
+        ouro_chunk_free(c);
+        return OURO_NO_CHUNK;
+    }
+    return c;
+}
 #endif
+#endif
+
+// The chunks a class owns (its queue descriptor's OQ_CLASS_CHUNKS word), bounded by
+// ouro_chunk_limit(k). A producer counts its chunk before it has one: true if the class may
+// own one more; otherwise the count is undone and the production ends (ouro_production_failed).
+fn ouro_class_chunk_take(k: u32, qm: u32, retire: u32) -> bool {
+    if (atomicAdd(&heap_meta[qm + OQ_CLASS_CHUNKS], 1u) >= ouro_chunk_limit(k)) {
+        ouro_production_failed(qm, retire);
+        return false;
+    }
+    return true;
+}
+
+// A chunk leaves its class (returned to the pool, or never taken).
+fn ouro_class_chunk_give(qm: u32) {
+    atomicSub(&heap_meta[qm + OQ_CLASS_CHUNKS], 1u);
+}
+
+// Ends a production that counted a chunk and got none: the count back, the semaphore
+// signalled with no items (`retire` as for ouro_p_produce).
+fn ouro_production_failed(qm: u32, retire: u32) {
+    ouro_class_chunk_give(qm);
+    bsem_signal(qm, 0u, retire);
+}

@@ -59,17 +59,14 @@ const OURO_DRY_ROUNDS: u32 = 64u;
 fn ouro_p_produce(k: u32, retire: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
-    if (atomicAdd(&heap_meta[qm + 4u], 1u) >= ouro_chunk_limit(k)) {
-        atomicSub(&heap_meta[qm + 4u], 1u);
-        bsem_signal(qm, 0u, retire);
+    if (!ouro_class_chunk_take(k, qm, retire)) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     let positions_first = batch > 1u && cq_abandons(k);
     if (positions_first && (ouro_queue_reserve_reached(k) || ouro_free_chunks() <= 0)) {
         // Plainly no chunk for the pages: fail before reserving positions, which would
         // only be abandoned (batch - 1 positions that every dequeuer must walk past).
-        atomicSub(&heap_meta[qm + 4u], 1u);
-        bsem_signal(qm, 0u, retire);
+        ouro_production_failed(qm, retire);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     var pos = 0u;
@@ -126,8 +123,7 @@ fn ouro_p_produce(k: u32, retire: u32) -> HeapAlloc {
         if (positions_first) {
             ouro_fill_end(k);
         }
-        atomicSub(&heap_meta[qm + 4u], 1u);
-        bsem_signal(qm, 0u, retire);
+        ouro_production_failed(qm, retire);
         if (chunk == OURO_CHUNK_CONTENDED) {
             return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
         }

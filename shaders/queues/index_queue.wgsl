@@ -66,6 +66,7 @@ fn oq_failed(cause: u32) -> bool {
 // (chunk_tokens.wgsl, vlq.wgsl), [8] batches being filled (OQ_FILLING), [9] the
 // chunk-based malloc's spread counter (OQ_SPREAD), [10, 11] free.
 const OQ_WORDS: u32 = 12u;
+const OQ_CLASS_CHUNKS: u32 = 4u;
 const OQ_FILLING: u32 = 8u;
 const OQ_SPREAD: u32 = 9u;
 

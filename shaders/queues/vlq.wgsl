@@ -54,25 +54,6 @@
 const VL_ROUNDS: u32 = 32768u;
 const VL_A_ONE: u32 = 0x10000u;
 
-// A zeroed queue chunk starting at virtual position `start`, its setup taken effect
-// (ouro_queue_chunk_ready), or OURO_NO_CHUNK.
-fn vl_new_chunk(q: u32, start: u32) -> u32 {
-    let c = ouro_chunk_alloc();
-    if (c == OURO_NO_CHUNK) {
-        return c;
-    }
-    var settled = ouro_settle(OURO_CHUNK_INFO + c, ouro_queue_info(q));
-    settled += ouro_settle(OURO_QC_START + c, start);
-    settled += ouro_settle(OURO_QC_NEXT + c, 0u);
-    settled += ouro_settle(OURO_QC_COUNT + c, 0u);
-    // Its callers publish c: only once its setup has taken effect (chunks.wgsl).
-    if (!ouro_queue_chunk_ready(c, settled)) {
-        ouro_chunk_free(c);
-        return OURO_NO_CHUNK;
-    }
-    return c;
-}
-
 // Publishes `c` in `word` if it still holds 0; returns the chunk + 1 that won.
 fn vl_publish(word: u32, c: u32) -> u32 {
     for (var attempt = 0u; attempt < 64u; attempt++) {
@@ -103,7 +84,7 @@ fn vl_pointer_chunk(q: u32, which: u32) -> u32 {
     // Not initialised: old is the authoritative first chunk; front and back follow it.
     var first = atomicLoad(&heap_meta[d + VL_OLD]);
     if (first == 0u) {
-        let c = vl_new_chunk(q, 0u);
+        let c = ouro_queue_chunk_new(q, 0u, true);
         if (c == OURO_NO_CHUNK) {
             return c;
         }
@@ -143,7 +124,7 @@ fn vl_link_next(q: u32, c: u32, s: u32) -> u32 {
     for (var attempt = 0u; attempt < 64u; attempt++) {
         let x = atomicCompareExchangeWeak(&heap_meta[word], 0u, VL_LINKING);
         if (x.exchanged) {
-            let nc = vl_new_chunk(q, s + OURO_QC_ITEMS);
+            let nc = ouro_queue_chunk_new(q, s + OURO_QC_ITEMS, true);
             if (nc == OURO_NO_CHUNK) {
                 atomicStore(&heap_meta[word], 0u);
                 return 0u;

@@ -107,12 +107,10 @@ fn rwbm_handle(page: u32) -> HeapAlloc {
 }
 
 fn strategy_free(ptr: u32) -> HeapFree {
-    let unit = heap_unit_of(ptr);
-    let pages = walk_live_items(RWBM_PAGES, RWBM_PAGE_SHIFT);
-    if (unit >= pages * RWBM_PAGE_UNITS || (unit & (RWBM_PAGE_UNITS - 1u)) != 0u) {
+    let page = walk_item_of(ptr, RWBM_PAGES, RWBM_PAGE_SHIFT);
+    if (page == WALK_NONE) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
-    let page = unit >> RWBM_PAGE_SHIFT;
     let mask = 1u << (page & 31u);
     let w = page >> 5u;
     let old = atomicAnd(&heap_meta[RWBM_BITMAP + w], ~mask);

@@ -364,12 +364,10 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
 }
 
 fn strategy_free(ptr: u32) -> HeapFree {
-    let unit = heap_unit_of(ptr);
-    if ((unit >> RWM_UNIT_SHIFT) >= walk_live_items(RWM_UNITS, RWM_UNIT_SHIFT)
-        || (unit & ((1u << RWM_UNIT_SHIFT) - 1u)) != 0u) {
+    let u = walk_item_of(ptr, RWM_UNITS, RWM_UNIT_SHIFT);
+    if (u == WALK_NONE) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
-    let u = unit >> RWM_UNIT_SHIFT;
     let bit = 1u << (u & 31u);
     let old = atomicAnd(&heap_meta[RWM_START + (u >> 5u)], ~bit);
     if ((old & bit) == 0u) {

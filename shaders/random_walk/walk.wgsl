@@ -57,6 +57,16 @@ fn walk_live_items(total: u32, shift: u32) -> u32 {
 #endif
 }
 
+// The item (page, or unit of 16 << shift bytes) that `ptr` starts, or WALK_NONE if `ptr`
+// is not the start of a committed item: what every free checks first.
+fn walk_item_of(ptr: u32, total: u32, shift: u32) -> u32 {
+    let unit = heap_unit_of(ptr);
+    if ((unit >> shift) >= walk_live_items(total, shift) || (unit & ((1u << shift) - 1u)) != 0u) {
+        return WALK_NONE;
+    }
+    return unit >> shift;
+}
+
 // Bits of bitmap word w that hold items [lo, hi).
 fn walk_bits(w: u32, lo: u32, hi: u32) -> u32 {
     let a = max(lo, w << 5u);

@@ -431,6 +431,11 @@ impl OuroGeometry {
         if self.cb_words > 0 {
             let _ = writeln!(s, "#define OURO_CHUNK_BASED");
         }
+        if self.qc_words > 0 {
+            // Queue chunks with their own start, next and count words (linked queues, and
+            // the chunk-based front end's token log).
+            let _ = writeln!(s, "#define OURO_QUEUE_CHUNK_WORDS");
+        }
         match self.queue_kind {
             QueueKind::Standard => {}
             QueueKind::VirtualArray => {

@@ -147,7 +147,7 @@ pub fn buffer_group(
 /// Waits for `submission` for at most `timeout`.
 ///
 /// On timeout the device is leaked on purpose: the hung work keeps running, and dropping a
-/// device with hung work blocks forever on some drivers (measured on lavapipe), while a
+/// device with hung work blocks forever on some drivers, while a
 /// leaked one lets the process report the error and exit.
 pub fn wait_for(
     device: &wgpu::Device,

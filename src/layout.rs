@@ -454,13 +454,9 @@ impl HeapLayout {
 }
 
 /// heap_atomic_fill's body over the atomic array ARR. Each iteration issues 4 exchanges
-/// before it uses any of their old values, so that they wait for memory together
-/// (benches/results/nvidia-h200-2026-11-24/fixes/15-fill). One at a time, C-VL's
-/// out-of-memory run on the H200 stalled at 128 B in both runs; with 4, two of three runs
-/// finished and one stalled at 512 B. More did not pay: on lavapipe, whose compiler runs
-/// inside the first dispatch, 8 made a P-VA shader's compile run past the 60 s watchdog;
-/// on the H200, 32 made the growth scenarios (8 separately bound segments) run past 100 s,
-/// and a P-VA alloc run failed a free.
+/// before it uses any of their old values, so that they wait for memory together: one at
+/// a time makes zeroing a queue chunk slow enough to stall out-of-memory fills. More per
+/// iteration makes shaders much slower to compile and gains nothing.
 const FILL_BODY: &str = "var w = word; let end = word + count; var same = 0u;
     for (; w + 4u <= end; w += 4u) {
         let old = vec4<u32>(atomicExchange(&ARR[w], value), atomicExchange(&ARR[w + 1u], value),

@@ -32,11 +32,11 @@
 //     that decremented the count, so a successful decrement always finds a set bit.
 //   - A chunk has at most one token, and none while it is retired: the token state moves
 //     NONE -> QUEUED only by the invocation that then places the token, and retirement takes
-//     it to RETIRED, from NONE or by removing the token. (Without this, a free that found the
-//     count at zero could place its token after a concurrent retirement; in lockstep SIMD
-//     execution this happened whenever the lanes of one group freed a whole small-batch
-//     chunk. Such tokens were never removed, filled the ring, and the insertions that then
-//     failed hid chunks with free pages: the contention failures seen under mixed traffic.)
+//     it to RETIRED, from NONE or by removing the token. (Without this, a free that finds the
+//     count at zero can place its token after a concurrent retirement; in lockstep SIMD
+//     execution that happens whenever the lanes of one group free a whole small-batch
+//     chunk. Such tokens are never removed and fill the ring, and the insertions that then
+//     fail hide chunks with free pages, so mallocs fail for contention.)
 //   - Only the invocation whose removal CAS took a token out moves its state on (to NONE,
 //     or to RETIRED for the retirer). A walker that takes out a token it does not claim
 //     from (an old one, virtualized; a full chunk's at the front, standard: ct_should_move)
@@ -51,8 +51,8 @@
 // load of another word by the same invocation. A remover (state -> none, then load the
 // count) and a free (count + 1, then load the state) rely on it to never both miss each
 // other; if both did, the chunk would keep free pages without a token until its next
-// first free (helping keeps mallocs going meanwhile). It holds on lavapipe (x86 locked
-// instructions) and is what the H200 run must confirm. And, as for queue chunks
+// first free (helping keeps mallocs going meanwhile). It holds on x86, whose locked
+// instructions are full barriers; on a GPU it is an assumption. And, as for queue chunks
 // (ouroboros/chunks.wgsl): an exchange yields its old value once it has taken effect, and
 // what depends on that value waits for it; cb_produce places a new chunk's token only
 // after its bitmask is written.
@@ -174,7 +174,7 @@ fn cb_token_removed(c: u32) -> bool {
 // positions [f, f + n) from the scan hint f once, cyclically from a random offset into the
 // live part [f, back): the paper's walkers all start at the front, so with N of them at once
 // on chunks of B pages the walker of rank r passes about r / B full chunks, a decrement and
-// an undo on each (on the H200, 1.4 s for 100k mallocs of 1 KiB). One walker in
+// an undo on each, so a large fill costs time quadratic in its size. One walker in
 // CB_FRONT_WALKERS still starts at the front and moves the hint past removed positions there
 // (never past back, where insertions land).
 // A chunk whose count reads zero or less is passed without the decrement: passing a chunk
@@ -378,9 +378,8 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             let a = cb_produce(k, retire);
             // No memory for a chunk of our own, but the class has free pages or others are
             // filling chunks: wait on for those pages, unless the rounds are spent (as
-            // page_based.wgsl does; on the H200, a one-dispatch fill of a 1 MiB ouro-c-s heap
-            // returned 110 NULLs while as many pages were free, when only chunks being
-            // filled counted).
+            // page_based.wgsl does). Free pages count, not only chunks being filled: a
+            // one-dispatch fill otherwise returns NULLs while as many pages are free.
             if (last || a.status != HEAP_OUT_OF_MEMORY || !ouro_pages_coming(k)) {
                 return a;
             }
@@ -388,9 +387,7 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
         // A round that missed a page the semaphore promised (it exists, hidden for a moment
         // by other walkers' decrements), or that waited while chunks of the class are being
         // filled, counts against OURO_FILL_PATIENCE first: such pages are there or on their
-        // way. (On the H200, a one-dispatch 16-byte fill of a 1 MiB ouro-c-s heap, 65536
-        // mallocs for as many pages, spent the rounds of 72 mallocs on such misses, which
-        // then returned NULL with 72 pages free.)
+        // way, and a malloc that spent its rounds on them would return NULL with pages free.
         waiting_on_pages = waiting_on_pages || (r == BSEM_PENDING && ouro_batches_filling(k));
         if (waiting_on_pages && patience < OURO_FILL_PATIENCE) {
             patience += 1u;
@@ -413,8 +410,8 @@ const CB_UNDONE: u32 = 2u; // c's token was still being placed: undone, c stays
 // The semaphore may lack the chunk's units for a moment: the other frees of c add to c's
 // count before they signal, and concurrent retirements' takes dip the count while they
 // check it. So a take that fails is retried (OURO_CB_SETTLE times) while every page of c
-// is still free. (On the H200, freeing a 1 MiB heap of 16-byte blocks in one dispatch
-// left 25 of 128 chunks, all free, with their class when one take decided.)
+// is still free: with one take deciding, chunks whose pages are all free can stay with
+// their class.
 fn cb_retire(k: u32, c: u32) -> u32 {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
@@ -484,8 +481,8 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
     // Two passes, one call site each of cb_retire and cb_requeue (NIR inlines them). On a
     // GPU the first and the last free of a chunk often run side by side; a retirement that
     // finds the token still being placed is undone, so the placer, once its token is in,
-    // retires the chunk if every page is free by then (on the H200, without this, most
-    // chunks of a heap filled with 16-byte blocks and emptied again stayed with their class).
+    // retires the chunk if every page is free by then (without this, chunks of a heap
+    // filled with small blocks and emptied again stay with their class).
     for (var step = 0u; step < 2u; step++) {
         if (retire) {
             let r = cb_retire(k, c);

@@ -140,9 +140,8 @@ fn ct_walk_start(k: u32) -> u32 {
 // The live part [f, back), at most one lap. Every token lies in it: insertions land at
 // their reserved position or, having moved on past live tokens, extend back over the slot
 // they took (ct_extend_back); the hint never passes back, and is pulled back to tokens
-// that land behind it. (Walks of a whole lap cost a walker that found nothing, with a
-// promised page hidden for a moment, about 0.8 s on the 2^21-slot ring of an 8 GiB heap
-// on the H200.)
+// that land behind it. (A walker that finds nothing, with a promised page hidden for a
+// moment, would otherwise read the whole ring: 2^21 slots on an 8 GiB heap.)
 fn ct_walk_len(k: u32, f: u32) -> u32 {
     return min(atomicLoad(&heap_meta[ouro_queue_meta(k) + 3u]) - f, ouro_ring_mask(k) + 1u);
 }
@@ -198,13 +197,10 @@ fn ct_passable(k: u32, pos: u32, v: u32, back: u32) -> bool {
 // The token of a full chunk (count zero, or below it for a moment, not retired) that the
 // front walker meets first is taken out. The claimer that took that chunk's last page
 // normally removes it, but its removal CAS misses if the token was taken out and placed
-// again elsewhere since the claimer read it (our reading: a claimer that saw the count at
-// one while other walkers' decrements hid the rest removed it, and the undo that brought
-// the count back from zero requeued it). Nobody else removes such a token, and the hint
-// cannot pass it. (On the H200, in 9 of 20 out-of-memory runs with 16-byte pages on a
-// 2 GiB heap, one held the hint from then on; walks grew with the live part behind it,
-// rounds of 100k mallocs from about 2 ms to over 40 ms, and a run from 2.5 s to over
-// 80 s.)
+// again elsewhere since the claimer read it (a claimer that sees the count at one while
+// other walkers' decrements hide the rest removes it, and the undo that brings the count
+// back from zero requeues it). Nobody else removes such a token, and the hint cannot pass
+// it: it would hold the hint for good, and walks would grow with the live part behind it.
 fn ct_should_move(k: u32, pos: u32, back: u32, full_at_front: bool) -> bool {
     return full_at_front;
 }

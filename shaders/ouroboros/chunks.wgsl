@@ -46,9 +46,7 @@ const OURO_CHUNK_CONTENDED: u32 = 0xfffffffeu;
 const OURO_RUN_ATTEMPTS: u32 = 64u;
 // Tries at the pool before a chunk allocation reports that the heap has none: under heavy
 // churn a pool dequeue can meet a late enqueuer and give up, and with fresh memory spent a
-// single miss made a queue install fail. (On the H200, mixed traffic once ended with frees
-// that found no queue chunk while 4354 chunks sat in the pool; this was one of the fixes
-// after which that test passed.)
+// single miss would make a queue install fail while the pool holds plenty of chunks.
 const OURO_POOL_TRIES: u32 = 4u;
 
 // The end of fresh memory in chunks: the reserved maximum, or the committed chunks of a
@@ -95,12 +93,10 @@ fn ouro_chunk_alloc() -> u32 {
 // Returns a chunk to the pool. False if the pool's ring could not take it (counted by the
 // caller as contention; see queues/index_queue.wgsl for when that can happen).
 //
-// The info reset must take effect before the chunk is in the pool. Our reading of P-VA's
-// work generation on the H200 (2^20 × 4-64 B: 511 dequeues gave up on old content, one
-// valid free rejected as invalid): a relaxed reset landed after the next owner's stamp,
-// leaving a page chunk marked free, so its 511 queued pages no longer passed
-// cq_holds_item and the free of the page its producer kept failed the info check. Hence
-// ouro_stamp.
+// The info reset must take effect before the chunk is in the pool: a relaxed reset can
+// land after the next owner's stamp and leave a page chunk marked free; its queued pages
+// then no longer pass cq_holds_item, and the free of the page its producer kept fails the
+// info check. Hence ouro_stamp.
 fn ouro_chunk_free(chunk: u32) -> bool {
     if (ouro_stamp(OURO_CHUNK_INFO + chunk, 0u) && oq_enqueue(OURO_POOL, chunk + 1u)) {
         bsem_signal(ouro_queue_meta(OURO_POOL), 1u, 0u);
@@ -112,15 +108,15 @@ fn ouro_chunk_free(chunk: u32) -> bool {
 // `run` (a power of two) contiguous chunks aligned to `run`, from fresh memory.
 //
 // Wait-free bumps, no CAS: a CAS loop on OURO_FRESH starves under the thousands of
-// concurrent invocations of a real GPU (on the H200 one malloc in 256..2048 of a run class
-// ended in HEAP_CONTENTION). Each attempt is one atomicAdd of `run`. An aligned result is
-// the run. A misaligned one (another class bumped a different amount meanwhile) goes to
-// the pool with the padding bumped to realign the counter, and the next attempt starts
-// aligned unless someone bumps in between. Chunks at or past the end (ouro_chunk_end) are
-// never handed out: an attempt that starts past the end undoes its add (so the counter
-// never falls below the end again once it reached it, as in ouro_chunk_alloc), one that
-// straddles the end keeps the counter above it and gives the chunks below the end to the
-// pool (strategy_grow later lowers the counter to the old end: growth.wgsl).
+// concurrent invocations of a real GPU. Each attempt is one atomicAdd of `run`. An aligned
+// result is the run. A misaligned one (another class bumped a different amount meanwhile)
+// goes to the pool with the padding bumped to realign the counter, and the next attempt
+// starts aligned unless someone bumps in between. Chunks at or past the end
+// (ouro_chunk_end) are never handed out: an attempt that starts past the end undoes its
+// add (so the counter never falls below the end again once it reached it, as in
+// ouro_chunk_alloc), one that straddles the end keeps the counter above it and gives the
+// chunks below the end to the pool (strategy_grow later lowers the counter to the old
+// end: growth.wgsl).
 fn ouro_run_alloc(run: u32) -> u32 {
     if (run == 1u) {
         return ouro_chunk_alloc();
@@ -192,7 +188,7 @@ fn ouro_free_chunks() -> i32 {
 // malloc whose own production found no memory waits on (bounded) while this is nonzero:
 // with thousands of invocations the producers' fills run alongside the waits, and a wait
 // that ended while the last chunks were still being filled would report out of memory
-// with pages on their way (on the H200, P-S handed out 54 % of a 16 MiB heap that way).
+// with pages on their way.
 fn ouro_fill_begin(k: u32) {
     atomicAdd(&heap_meta[ouro_queue_meta(k) + OQ_FILLING], 1u);
 }
@@ -208,8 +204,8 @@ fn ouro_batches_filling(k: u32) -> bool {
 // Whether class k has pages in its queue (semaphore count) or on their way (batches being
 // filled). A malloc whose own production found no memory waits on for them. (Batches
 // merely registered with the semaphore do not count: on a full heap, mallocs registering
-// batches that fail keep that count above zero, and on the H200 the mallocs waiting on it
-// ran out of rounds and reported contention.)
+// batches that fail keep that count above zero, and the mallocs waiting on it would run
+// out of rounds and report contention.)
 fn ouro_pages_coming(k: u32) -> bool {
     return ouro_batches_filling(k) || bsem_count(ouro_queue_meta(k)) > 0;
 }
@@ -244,15 +240,11 @@ fn ouro_qc_word(c: u32, pos: u32) -> u32 {
 // Setting up a queue chunk before it is published (queues/vaq.wgsl, queues/vlq.wgsl,
 // chunk_tokens.wgsl). WGSL's atomics are relaxed: a plain store may take effect after a
 // later store of the same invocation to another word, so a chunk published right after its
-// setup may be used before the setup lands. On the H200 this erased tokens, as we read it:
-// ouro-c-vl out of memory at 64-byte pages stopped its queue's front in 5 of 7 runs; in
-// the 4 read back, a queue chunk had 7-15 positions near its end (offsets 1966-1983 of
-// 2048 where listed) counted as written and not removed but holding OQ_EMPTY, while the
-// chunks whose tokens had been placed there still said queued, all their pages free. That
-// queue chunk was fresh and was taken after those chunks, so their inserters had been
-// waiting for its link and wrote at once; the last stores of its zeroing loop then
-// emptied what they wrote, and the chunk could never drain. So the setup is made
-// of exchanges, and the caller publishes only under a condition computed from every old
+// setup may be used before the setup lands. Inserters that wait for a fresh chunk's link
+// write as soon as it is published, and a late store of its zeroing loop can then empty
+// what they wrote: the positions count as written but hold OQ_EMPTY, their tokens are
+// lost, and the chunk can never drain. So the setup is made of exchanges, and the caller
+// publishes only under a condition computed from every old
 // value they return: an exchange yields its old value once it has taken effect, and what
 // depends on that value waits for it (an assumption beyond WGSL's memory model, of the
 // same kind as chunk_based.wgsl's).
@@ -269,9 +261,8 @@ fn ouro_qc_clear(seg: u32, w: u32) -> bool {
 // Empties every item word of queue chunk c (OQ_EMPTY); true once that and the ouro_settle
 // calls summed in `settled` have taken effect, and always true: a caller publishes c only
 // if it is. heap_atomic_fill (generated for the heap's bindings, src/layout.rs, which says
-// why) keeps 4 exchanges in flight. They cost the frees time: on the H200, P-VA's 1M ×
-// 16 B free took 2.4 ms against 0.79 ms with plain stores, P-VL's 248 ms against 68 ms.
-// Bounded: OURO_QC_ITEMS exchanges.
+// why) keeps 4 exchanges in flight. They make frees slower than plain stores would, the
+// price of the guarantee. Bounded: OURO_QC_ITEMS exchanges.
 fn ouro_queue_chunk_ready(c: u32, settled: u32) -> bool {
     let seg = ouro_qc_segment(c);
     let same = settled + heap_atomic_fill(seg, ouro_qc_word(c, 0u), OURO_QC_ITEMS, OQ_EMPTY);

@@ -119,9 +119,8 @@ fn cq_storage(k: u32, first: u32, n: u32) -> bool {
 // handle of a page start in a chunk of class k, or OQ_VOID. Anything else is not yet
 // written, or is what the chunk held before it became a queue chunk: its zeroing stores
 // and the pointer that publishes it are relaxed atomics to different addresses, so a
-// reader may see the pointer first. (On the H200, 1M mallocs of 4 KiB on a P-VA heap
-// whose fresh chunks held earlier data once ended with 11 pages handed out at misaligned
-// handles: 10720 corrupted words and 11 invalid frees.) A reader that sees such a word
+// reader may see the pointer first, and taking old content as an item hands out pages at
+// wrong handles. A reader that sees such a word
 // waits on, as for an empty one. OQ_VOID counts only in queues whose producers abandon
 // positions (cq_abandons): elsewhere it is old content too.
 fn cq_holds_item(k: u32, v: u32) -> bool {
@@ -168,10 +167,8 @@ fn ouro_count(event: u32) {
 // it; returns the batches its signal retires (bsem_signal): 1, or 0 for an unregistered
 // one. bsem_help refuses only with E at its cap, BSEM_E_MAX batches in production; an
 // unregistered batch is then missing from the others' expectation while it is filled, which
-// at worst makes one of them produce another. (Such a malloc used to report HEAP_CONTENTION,
-// the class being far from exhausted: on the H200, P-VL failed one in some runs of 1M
-// 16-byte mallocs and of its 32-byte out-of-memory test, with a thousand mallocs out of
-// rounds and a million pages queued.)
+// at worst makes one of them produce another. (Skipping that production would fail the
+// malloc for contention while its class is far from exhausted.)
 fn ouro_help_last(qm: u32) -> u32 {
     if (bsem_help(qm)) {
         return 1u;

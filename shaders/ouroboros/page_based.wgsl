@@ -51,7 +51,7 @@ const OURO_DRY_ROUNDS: u32 = 64u;
 // if it takes none, it abandons the positions (OQ_VOID), so the queue drains past them.
 // Pages whose positions find no queue chunk go to the spill (spill.wgsl), where mallocs
 // find them by a search instead of a dequeue. The linked queue does not secure storage
-// first: marking abandoned positions in its queue chunks made it slower and fail frees
+// first: marking abandoned positions in its queue chunks would slow it and fail frees
 // under mixed traffic (BENCHMARKS.md).
 //
 // `retire`: the batches its signals retire, 1 for a batch registered with the semaphore,
@@ -139,8 +139,8 @@ fn ouro_p_produce(k: u32, retire: u32) -> HeapAlloc {
 // and once every chunk holds pages, every free of such a class would go to the spill,
 // which mallocs search instead of dequeuing from. The reserve is exact: a class
 // takes a ticket on OURO_PAGE_CHUNKS (chunks held by pages, for good: page chunks keep
-// their class) before it takes memory. A check of the free chunks instead let a thousand
-// producers of one dispatch see the same free chunks and take the reserve together.
+// their class) before it takes memory. A check of the free chunks instead would let the
+// many producers of one dispatch see the same free chunks and take the reserve together.
 // Runs of the large classes are counted but not limited: their frees need no queue chunk.
 fn ouro_page_chunk_alloc(k: u32) -> u32 {
     let run = ouro_run_chunks(k);
@@ -161,8 +161,8 @@ fn ouro_page_chunk_alloc(k: u32) -> u32 {
 
 // malloc's wait on the class semaphore, with the productions it is told to make or helps
 // with (the header says how it ends). Every production goes through one call of
-// ouro_p_produce: shaders are inlined whole, and on lavapipe each further call site of
-// that queue-heavy function made a virtualized heap's pipelines much slower to compile.
+// ouro_p_produce: shaders are inlined whole, and each further call site of that
+// queue-heavy function makes a virtualized heap's pipelines much slower to compile.
 // Spilled pages first (spill.wgsl): they are outside the semaphore's count, and taking one
 // needs no queue. A malloc that found none and then ran out of memory looks once more. (One
 // call site each: every call is inlined, and compile time grows with each.)
@@ -207,8 +207,7 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
             if (dry > 0u) {
                 // Our production found no memory, and the pages that turned up since went
                 // to others: out of memory, as that production said. (Judged by the class
-                // instead, pages still coming made it contention: on the H200, a
-                // one-dispatch fill of an 8 MiB P-S heap reported 10 such NULLs.)
+                // instead, pages still coming would make it contention.)
                 return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
             }
             retire = ouro_help_last(qm);
@@ -245,17 +244,13 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
         }
         // No memory for a batch of our own, but pages are queued or others are filling
         // batches: wait on. (It may have been told to produce only because the waiters
-        // outnumbered the queued pages; on the H200, filling an 8 MiB heap in dispatches of
-        // 4096 mallocs stopped at 83 % when such mallocs returned NULL. Waiting on whenever
-        // memory was left, not only while pages were coming, made P-VA over-produce under
-        // mixed traffic, 59 chunks of 16-byte pages where 9 did, and its conformance run
-        // went past its time limit.)
+        // outnumbered the queued pages; returning NULL then stops a fill short of a full
+        // heap. It waits only while pages are coming, not whenever memory is left: that
+        // over-produces under mixed traffic.)
         // With nothing coming, the malloc goes dry: OURO_DRY_ROUNDS more rounds of taking
         // pages that turn up, then out of memory. One look is not enough: units being
         // signalled or briefly taken by the fast path, and batches whose producers have
-        // not got their chunk yet, are out of its sight. (On the H200, the last round of
-        // 100k mallocs on a 2 GiB P-VA heap failed hundreds to tens of thousands of them
-        // that way, while others went on to queue 100k-400k pages.)
+        // not got their chunk yet, are out of its sight.
         if (produce && dry == 0u && !ouro_pages_coming(k)) {
             dry = 1u;
         } else if (dry > 0u) {
@@ -279,10 +274,9 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
 // Pages are returned to their class queue, or, where the queue cannot take them (no memory
 // for a queue chunk, or a bounded wait ran out), to the spill: a free of a live page never
 // fails. While the class has spilled pages its frees go straight there: the queue has just
-// failed, and each failing enqueue spends its whole bounded wait (on lavapipe, freeing a
-// full 8 MiB P-VA heap at once took minutes that way). Mallocs take spilled pages first, so
-// the queue is used again once they have drained the spill. Validation (chunk, class,
-// alignment, live bit) happened in strategy_free.
+// failed, and each failing enqueue spends its whole bounded wait. Mallocs take spilled
+// pages first, so the queue is used again once they have drained the spill. Validation
+// (chunk, class, alignment, live bit) happened in strategy_free.
 // A virtualized queue also spills once the heap's free chunks are down to half the queue
 // reserve: its next queue chunk may then not be there, and an enqueue that finds none
 // never finishes its position in a linked queue (queues/vlq.wgsl, the known gap), which

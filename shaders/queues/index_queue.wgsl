@@ -40,8 +40,7 @@ const OQ_VOID: u32 = 0xfffffffeu;
 // fills its batch's positions one by one, so a dequeuer whose position lies late in a batch
 // of 512 waits long; an abandoned position sends its malloc to a fresh one further ahead,
 // front runs ahead of back, and until back catches up every enqueue meets abandoned
-// positions. With 4096 rounds and 4 moves, 16384 frees of 16 B into a virtualized queue on
-// the H200 met so many that every one of them failed.
+// positions. Tight bounds let that feedback fail whole bursts of frees.
 const OQ_SLOT_WAIT: u32 = 32768u;
 const OQ_MOVES: u32 = 64u;
 

@@ -43,10 +43,9 @@
 //     nobody holds storage for it; its dequeuers go on to the next position (their units
 //     stand for items put elsewhere) and its enqueuers consume their positions and move
 //     on, so the slot completes the lap and serves the next one with a real chunk.
-//     Without this, an enqueue that failed for lack of a chunk left its position
-//     unconsumed, its slot never completed that lap, and every later enqueue there failed
-//     (on the H200, mixed traffic on a nearly full heap turned one such failure into
-//     thousands of failed frees).
+//     Without this, an enqueue that fails for lack of a chunk would leave its position
+//     unconsumed, its slot would never complete that lap, and every later enqueue there
+//     would fail.
 //
 // Loops, all bounded: OURO_MAKE_WAIT rounds for a pointer (of which VQ_PTR_WAIT before a
 // waiter claims an empty word itself; an install ahead of need does not wait), 64 CAS
@@ -115,11 +114,10 @@ fn vq_serves(pw: u32, lap: u32) -> bool {
 // storage: its positions are consumed by their enqueuers, which move on, instead of
 // staying unfinished forever).
 //
-// One installer per slot and lap: before the claim, every waiter that ran out of patience
-// took a chunk of its own and all but one gave theirs back. On the H200 the waiters of one
-// queue chunk number in the thousands while its installer zeroes 2048 words; we think
-// their chunks emptied the pool for a moment: mixed traffic on P-VA reported dozens of
-// mallocs out of memory with more than 4000 chunks pooled, and none since the claim.
+// One installer per slot and lap, chosen by the claim: otherwise every waiter that runs
+// out of patience takes a chunk of its own and all but one give theirs back. The waiters
+// of one queue chunk can number in the thousands while its installer zeroes its words, and
+// their chunks can empty the pool for a moment, so mallocs fail with chunks to spare.
 fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
     if (!vq_serves(pw, lap)) {
         return OURO_NO_CHUNK;

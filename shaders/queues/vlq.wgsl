@@ -47,10 +47,8 @@
 // back may walk as many chunks as the queue has positions reserved ahead of it: with 1M
 // invocations, about 2000 producers of 511 pages reserve 500 chunks' worth at once. A
 // search that runs out costs more than its own page: its position is never finished, so
-// front stops at its chunk for good (the known gap above). On the H200, the survey's
-// out-of-memory test (2 GiB heap, rounds of 100k mallocs of 16 B) reached 18-42 % of the
-// heap with 4096 rounds, every lost page an enqueue whose search ran out, and 81 % with
-// 32768, none of them.
+// front stops at its chunk for good (the known gap above). The bound is therefore set
+// high enough that searches of a full-heap fill at that scale do not run out.
 const VL_ROUNDS: u32 = 32768u;
 const VL_A_ONE: u32 = 0x10000u;
 
@@ -114,10 +112,10 @@ fn vl_next(c: u32) -> u32 {
 // the heap has no chunk for it, or VL_LINKING if another invocation is linking it.
 //
 // One linker per chunk: it claims the link word (VL_LINKING), and only it takes a chunk.
-// Before the claim every searcher that waited out its patience took and zeroed a chunk
-// of its own, and all but one gave theirs back. With thousands of searchers on a GPU that
-// can empty the pool for a moment (as we think it did for the VAQ, whose installs worked
-// the same way: vaq.wgsl), and a link that fails for want of memory leaves its enqueue's
+// Without the claim every searcher that waits out its patience takes and zeroes a chunk
+// of its own, and all but one give theirs back. With thousands of searchers on a GPU that
+// can empty the pool for a moment (the VAQ's installs claim their word for the same
+// reason: vaq.wgsl), and a link that fails for want of memory leaves its enqueue's
 // position unfinished for good (the known gap in the header).
 fn vl_link_next(q: u32, c: u32, s: u32) -> u32 {
     let word = OURO_QC_NEXT + c;
@@ -182,8 +180,8 @@ fn vl_failed(back: bool, cause: u32) -> u32 {
 //
 // `cursor` is the chunk where the caller's previous search ended (OURO_NO_CHUNK: none), and
 // is set to this one's. An invocation that puts a run of positions (a producer's batch)
-// starts each search there: searching each of 511 positions from back made a 16-byte
-// malloc of 1M invocations on the H200 walk so far that every search ran out of rounds. A
+// starts each search there: searching each of 511 positions from back walks so far, with
+// many producers at once, that searches run out of rounds. A
 // cursor is checked like a pointer: a chunk not of this queue, or starting after pos, sends
 // the search to back.
 fn vl_find(q: u32, pos: u32, back: bool, cursor: ptr<function, u32>) -> u32 {
@@ -243,8 +241,8 @@ fn vl_find(q: u32, pos: u32, back: bool, cursor: ptr<function, u32>) -> u32 {
         if (n != 0u) {
             // waited is not reset: one search waits VQ_PTR_WAIT rounds for links in all, then
             // links what it needs itself. Waiting that long for each of several missing links
-            // (many enqueuers far ahead of back on a GPU with ~270k threads in flight) used
-            // up VL_ROUNDS and failed the enqueue.
+            // (many enqueuers far ahead of back on a GPU with ~270k threads in flight) would
+            // use up VL_ROUNDS and fail the enqueue.
             c = n - 1u;
             direct = false;
         }
@@ -294,13 +292,12 @@ fn vl_advance(q: u32, c0: u32, back: bool) {
 
 // Moves old on while it is more than OURO_VL_TRAIL chunks behind front, freeing the chunks
 // it leaves. Front moves run concurrently, and a mover whose CAS on old loses to another
-// must try again: when each mover made one attempt, every lost race left old one chunk
-// further behind for good (on the H200, a 16-byte fill of an 8 MiB P-VL heap ended with 21
-// queue chunks for 9 needed, and the pages lacked the difference). Each attempt first takes
-// one chunk off the count of chunks behind front, and gives it back unless its CAS moved
-// old: concurrent movers then never move old more often than front moved ahead of the
-// trail (checking the count with a load let two movers both take the last chunk it
-// allowed). Bounded by VL_RELEASE_TRIES attempts.
+// must try again: with one attempt per mover, every lost race would leave old one chunk
+// further behind for good, and the queue would keep chunks the pages need. Each attempt
+// first takes one chunk off the count of chunks behind front, and gives it back unless its
+// CAS moved old: concurrent movers then never move old more often than front moved ahead
+// of the trail (checking the count with a load would let two movers both take the last
+// chunk it allows). Bounded by VL_RELEASE_TRIES attempts.
 const VL_RELEASE_TRIES: u32 = 16u;
 
 fn vl_release_old(q: u32) {
@@ -343,8 +340,8 @@ fn vl_finish(q: u32, c: u32, delta_add: u32, delta_sub: u32) {
     // drag of back alone misses back when front is still behind this chunk).
     let drained = after == OURO_QC_ITEMS * VL_A_ONE;
     let filled = delta_add != 0u && (after >> 16u) == OURO_QC_ITEMS;
-    // One call site of vl_advance, which links chunks: NIR inlines every call, and the
-    // second one cost 6 s of a C-VL scenario's 60 s cold compile on lavapipe. The bounds
+    // One call site of vl_advance, which links chunks: NIR inlines every call, and a
+    // second copy adds much to a cold compile. The bounds
     // are not constant, so that the loop is not unrolled into two copies: back (i = 0) if
     // filled, then front (i = 1) if drained.
     for (var i = select(1u, 0u, filled); i < select(1u, 2u, drained); i++) {

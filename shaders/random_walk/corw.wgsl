@@ -9,12 +9,11 @@
 //
 // One round: every lane holding a reservation reads one random bitmap word (a step), also
 // lanes already served: they produce bits for the others, as in the paper, so a subgroup
-// needs about as many rounds as its average lane would alone and WAS equals TAS (measured
-// on lavapipe, 1 % free: WAS over 8 lanes 3.8 against 9.5 for RW-BM; reading only in lanes
-// still in need gave 7.9). Then passes hand bits out: in each pass the k-th lane still
-// needing a page (in lane order) receives, through subgroupShuffle, the lowest remaining
-// free bit of the k-th lane that still has one, and tries to claim it with one atomicOr;
-// the giving lanes drop that bit.
+// needs about as many rounds as its average lane would alone and WAS equals TAS (lanes
+// that read only while still in need would leave WAS well above TAS). Then passes hand
+// bits out: in each pass the k-th lane still needing a page (in lane order) receives,
+// through subgroupShuffle, the lowest remaining free bit of the k-th lane that still has
+// one, and tries to claim it with one atomicOr; the giving lanes drop that bit.
 //
 // Divergence and correctness: only the lanes that called malloc are active, and every
 // subgroup operation sees those lanes (ballots are of `need`/`has` among them, ranks are

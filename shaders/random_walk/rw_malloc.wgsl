@@ -51,9 +51,9 @@
 //   - Free units fragmented into runs too short for a request: a reserved malloc whose
 //     sweep reaches its end without a run it could claim returns HEAP_OUT_OF_MEMORY and
 //     gives its reservation back. A claim lost in the sweep does not end it (the winner
-//     took that memory; the sweep goes on after it), so a lost race is never a failure:
-//     with at most 16 lost claims per sweep, the survey's out-of-memory test on the H200
-//     failed 87 mallocs of 32 B with HEAP_CONTENTION in the round that filled the heap.
+//     took that memory; the sweep goes on after it), so a lost race is never a failure
+//     (a cap on lost claims per sweep would fail mallocs with HEAP_CONTENTION in the round
+//     that fills the heap).
 //
 // Loops, all bounded: RWM_RANDOM_STEPS random steps, each a grid slot (at most
 // RWM_MAX_WORDS words, two of them) and a window of ceil(n / 32) + 1 words after a look back of at most
@@ -163,7 +163,7 @@ fn rwm_scan(w0: u32, count: u32, n: u32, tight: bool, words: u32) -> u32 {
     // If w0 starts inside a free stretch, look back to where the stretch begins (at most
     // the run's length, never into the previous segment), so that runs are placed right
     // after used memory: random starts inside free stretches would otherwise leave gaps
-    // too short for anything (measured: 86 % utilisation for 1000-byte requests without).
+    // too short for anything.
     if ((atomicLoad(&heap_meta[RWM_USED + w0]) & 1u) == 0u && w0 % RWM_SEGMENT_WORDS != 0u) {
         var b = w0;
         var bounded = false;
@@ -229,8 +229,8 @@ fn rwm_walk(n: u32, seed: u32) -> u32 {
     for (var step = 0u; step < RWM_RANDOM_STEPS; step++) {
         rng = heap_rng_next(rng);
         // First the slot of the n-unit grid of the segment that holds a random unit: runs of
-        // one size then tile a segment exactly (random placement without a grid jams at
-        // about 87 % for 1000-byte runs, the discrete parking problem).
+        // one size then tile a segment exactly (random placement without a grid jams well
+        // short of a full heap, the discrete parking problem).
         let r = rng % units;
         let base = r - r % segment_units;
         let end = min(base + segment_units, units);

@@ -104,10 +104,9 @@ fn bsem_signal(s: u32, n: u32, batches: u32) {
 // availability C + E * batch - R is below n, else try to reserve n units to wait for.
 //
 // No CAS retried until it wins: with thousands of invocations on one word, an invocation
-// can lose every CAS of the caller's bounded loop (on the H200, with 2048 mallocs of one
-// class, one in 2048 ended in HEAP_CONTENTION; none did on lavapipe's 8 lanes). Registering
-// a batch is an atomicAdd whose returned old value linearizes the decision (the invocation
-// re-checks against the E and R it replaced and undoes its add if it lost the race). A
+// can lose every CAS of the caller's bounded loop. Registering a batch is an atomicAdd
+// whose returned old value linearizes the decision (the invocation re-checks against the
+// E and R it replaced and undoes its add if it lost the race). A
 // reservation is a single CAS attempt; a lost one is a round of waiting (bsem_step counts
 // it), so after BSEM_WAIT_ROUNDS such rounds the invocation produces a batch instead.
 fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
@@ -117,9 +116,8 @@ fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
     // After BSEM_WAIT_ROUNDS rounds of waiting in all, stop waiting and produce a batch,
     // unless batches are being produced (E > 0): their units are on their way, and each of
     // their producers finishes in a bounded number of its own steps. Forcing a batch then
-    // only over-produces: on the H200, with virtualized queues whose producers take
-    // milliseconds to place a chunk's pages, nearly every one of 16384 waiting mallocs
-    // forced one (12779 chunks taken for 32 chunks' worth of pages).
+    // only over-produces, the more so where producers are slow to place a chunk's pages
+    // (virtualized queues): nearly every waiting malloc would force one.
     let forced = (*st).waited >= BSEM_WAIT_ROUNDS && (seen >> BSEM_R_BITS) == 0u;
     if (seen_avail < i32(n) || forced) {
         return bsem_register_batch(s, n, batch, c, forced);
@@ -129,9 +127,9 @@ fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
     }
     // A reservation is one CAS attempt: if it loses, this round is over and counts as
     // waited (bsem_step), so a starved reserver ends up producing after BSEM_WAIT_ROUNDS.
-    // (Reserving by atomicAdd made reservations succeed far more often under contention,
-    // and the resulting waits and helping made the chunk-based front end lose many more
-    // mallocs to contention on lavapipe.)
+    // (Reserving by atomicAdd makes reservations succeed far more often under contention,
+    // and the resulting waits and helping make the chunk-based front end lose many more
+    // mallocs to contention.)
     let r = seen & BSEM_R_MASK;
     if (r + n <= BSEM_R_MASK) {
         let x = atomicCompareExchangeWeak(&heap_meta[s + 1u], seen, seen + n);
@@ -147,9 +145,9 @@ fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
 // is kept if the E and R it replaced still call for it, judged with the caller's reading of
 // C, as a CAS of word 1 alone would have; a `forced` one also if it is the only batch in
 // production (the E it replaced is 0). The check of E in bsem_decide is a load, and many
-// long waiters pass it at once when the last batch ends: on the H200, a 16-byte fill of an
-// ouro-p-vl heap in dispatches of 4096 mallocs then had 764 batches filling at once, whose
-// pages its queue could not store (25-82 % of the heap handed out; 98.83 % since).
+// long waiters pass it at once when the last batch ends; judged by the E each one
+// replaced, only the first keeps a forced batch, instead of hundreds filling at once
+// with pages a virtualized queue cannot store.
 fn bsem_register_batch(s: u32, n: u32, batch: u32, c: i32, forced: bool) -> u32 {
     let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE);
     let e = old >> BSEM_R_BITS;

@@ -403,14 +403,11 @@ impl OuroGeometry {
     /// Page-based variants on virtualized queues: free chunks that producers of pages leave
     /// to queue chunks (`OURO_QUEUE_RESERVE`, page_based.wgsl); 0 for the others. A linked
     /// queue also keeps its last `vl_trail` drained chunks, so its reserve holds those too:
-    /// with only the array queue's reserve, a 16-byte fill of a P-VL heap on the H200 had
-    /// its page chunks take all but the 9 queue chunks in use, and producers whose
-    /// positions needed one more lost their pages (47 % of the heap handed out). A linked
-    /// queue's live part also needs more room in bursts: with at most 64 chunks besides
-    /// the trail, P-VL's out-of-memory fills on the H200 lost 2-10 % of a 2 GiB heap at
-    /// 64 B-1 KiB in some runs (enqueues found no queue chunk, and their positions, never
-    /// finished, kept front from freeing drained chunks); with up to 256 (0.1 % of that
-    /// heap), every size reached at least 98.8 % in four runs.
+    /// otherwise page chunks can take all but the queue chunks in use, and producers whose
+    /// positions need one more lose their pages. A linked queue's live part also needs
+    /// more room in bursts, so its share is capped higher (256 chunks, 0.1 % of a 2 GiB
+    /// heap): an enqueue that finds no queue chunk leaves its position unfinished, which
+    /// keeps front from freeing drained chunks.
     pub fn queue_reserve(&self) -> u64 {
         let share = self.chunks as u64 / 256;
         match self.queue_kind {

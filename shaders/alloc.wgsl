@@ -43,7 +43,7 @@
 // During a trim check HEAP_COMMITTED still reads `from`; no malloc or free runs during any
 // hook. The entry points calling them (heap_init.wgsl) exist only in growable builds.
 // To add a strategy: these hooks, its name in Strategy::supports_growth (src/config.rs),
-// its share count in HeapLayout::trim_check_invocations (src/layout.rs), its free-count
+// its share count in HeapLayout::trim_check_invocations (src/layout/mod.rs), its free-count
 // item size in HeapLayout::item_units (for the watermark), and it joins the growth
 // conformance scenario (tests/conformance.rs).
 // Strategies without the hooks: Strategy::supports_growth() false, and planning a heap

@@ -260,7 +260,7 @@ fn ouro_qc_clear(seg: u32, w: u32) -> bool {
 
 // Empties every item word of queue chunk c (OQ_EMPTY); true once that and the ouro_settle
 // calls summed in `settled` have taken effect, and always true: a caller publishes c only
-// if it is. heap_atomic_fill (generated for the heap's bindings, src/layout.rs, which says
+// if it is. heap_atomic_fill (generated for the heap's bindings, src/layout/codegen.rs, which says
 // why) keeps 4 exchanges in flight. They make frees slower than plain stores would, the
 // price of the guarantee. Bounded: OURO_QC_ITEMS exchanges.
 fn ouro_queue_chunk_ready(c: u32, settled: u32) -> bool {

@@ -1,0 +1,244 @@
+//! Heap geometry: how a configuration maps onto segments, metadata and WGSL constants.
+//!
+//! Planned on the host from the configuration and the device's limits, then written into
+//! the generated `generated/config.wgsl` that `alloc.wgsl` includes.
+//!
+//! This file holds [`HeapLayout`] and its per-strategy queries; `segments` plans the layout
+//! ([`HeapLayout::plan`]) and `codegen` writes its WGSL ([`HeapLayout::config_wgsl`]).
+
+mod codegen;
+mod segments;
+
+use crate::config::{Statistics, Strategy};
+use crate::ouroboros::OuroGeometry;
+use crate::random_walk::{self, WalkGeometry};
+
+pub(crate) use segments::DeviceCaps;
+
+/// Bytes per heap unit; handles count units, so this is also malloc's alignment.
+pub const UNIT_BYTES: u64 = 16;
+
+/// Features that binding-array segments need.
+pub const BINDING_ARRAY_FEATURES: wgpu::Features = wgpu::Features::BUFFER_BINDING_ARRAY
+    .union(wgpu::Features::STORAGE_RESOURCE_BINDING_ARRAY)
+    .union(wgpu::Features::SAMPLED_TEXTURE_AND_STORAGE_BUFFER_ARRAY_NON_UNIFORM_INDEXING);
+
+/// How the planned heap binds its segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SegmentBindingKind {
+    BindingArray,
+    Separate,
+}
+
+/// The planned heap.
+#[derive(Clone, Debug)]
+pub struct HeapLayout {
+    pub strategy: Strategy,
+    /// User-memory bytes (a multiple of 16).
+    pub bytes: u64,
+    /// Bytes of each segment (the last may be shorter).
+    pub segment_sizes: Vec<u64>,
+    /// log2 of the units per (full) segment.
+    pub segment_shift: u32,
+    pub binding: SegmentBindingKind,
+    /// Words of heap_meta (statistics plus strategy state).
+    pub meta_words: u64,
+    /// Largest malloc in bytes.
+    pub max_alloc: u32,
+    pub bind_group_index: u32,
+    pub statistics: Statistics,
+    /// Random-walk strategies' geometry (src/random_walk).
+    pub(crate) walk: Option<WalkGeometry>,
+    /// Instrumented build (`#define GPU_HEAP_COUNT_STEPS`).
+    pub count_steps: bool,
+    pub(crate) ouro: Option<OuroGeometry>,
+    /// Every segment is bound a second time as `array<atomic<u32>>` (after the plain views),
+    /// for strategies that keep queues inside the heap.
+    pub atomic_segments: bool,
+    /// Whether the heap can grow: `bytes` and `segment_sizes` are then the reserved
+    /// maximum, of which the first `initial_segments` are committed at creation.
+    pub growable: bool,
+    /// Segments committed when the heap is created (all of them unless growable).
+    pub initial_segments: u32,
+    /// First word of the growth block in heap_meta (`HEAP_GROWTH` in WGSL).
+    pub growth_word: u64,
+}
+
+impl HeapLayout {
+    /// Bytes of user memory in the first `segments` segments.
+    pub fn committed_bytes(&self, segments: u32) -> u64 {
+        self.segment_sizes[..segments as usize].iter().sum()
+    }
+
+    /// Bytes committed when the heap is created.
+    pub fn initial_bytes(&self) -> u64 {
+        self.committed_bytes(self.initial_segments)
+    }
+
+    /// 16-byte units of the strategy's free count (a page or RW_malloc unit; 1 for bump;
+    /// a chunk for Ouroboros, whose free count is its fresh chunks).
+    pub(crate) fn item_units(&self) -> u64 {
+        if let Some(o) = &self.ouro {
+            return o.chunk_units as u64;
+        }
+        self.walk.map_or(1, |w| w.item_units as u64)
+    }
+
+    /// Invocations of the trim check between `to` and `from` committed units: one per
+    /// bitmap word (32 pages or units) of the random walks, one for bump, one per chunk
+    /// for Ouroboros.
+    pub(crate) fn trim_check_invocations(&self, to_units: u64, from_units: u64) -> u32 {
+        if let Some(o) = &self.ouro {
+            let units = o.chunk_units as u64;
+            return (from_units.div_ceil(units) - to_units / units).max(1) as u32;
+        }
+        match self.walk {
+            None => 1,
+            Some(_) => {
+                let (to, from) = (to_units / self.item_units(), from_units / self.item_units());
+                (from.div_ceil(32) - to / 32).max(1) as u32
+            }
+        }
+    }
+
+    /// The strategy the shaders are compiled as: the configured one, except CoRW on a
+    /// device without subgroups, which runs as RW-BM (same state, same free).
+    pub fn compiled(&self) -> Strategy {
+        self.walk.map_or(self.strategy, |w| w.compiled)
+    }
+
+    /// User-memory units of 16 bytes.
+    pub fn units(&self) -> u32 {
+        (self.bytes / UNIT_BYTES) as u32
+    }
+
+    /// Number of segments (storage buffers) of user memory.
+    pub fn segment_count(&self) -> u32 {
+        self.segment_sizes.len() as u32
+    }
+
+    /// Invocations of the strategy's init pass (`STRATEGY_INIT_INVOCATIONS` in WGSL).
+    pub fn init_invocations(&self) -> u32 {
+        match self.strategy {
+            Strategy::Bump => 0,
+            s if random_walk::is_random_walk(s) => 1,
+            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL => 0,
+            // The chunk-based front end marks every chunk's count (chunk_based.wgsl).
+            Strategy::OuroCS | Strategy::OuroCVA | Strategy::OuroCVL => {
+                self.ouro.as_ref().map_or(0, |o| o.chunks.min(1 << 20))
+            }
+            _ => 0,
+        }
+    }
+
+    /// How many allocations of `size` bytes fit in an empty heap.
+    pub fn capacity_for(&self, size: u32) -> u64 {
+        if let Some(o) = &self.ouro {
+            return o.capacity_for(size);
+        }
+        match self.walk {
+            Some(w) => w.capacity_for(size, &self.segment_sizes),
+            None => {
+                // Bump: blocks do not cross segments.
+                let units = (size as u64).div_ceil(UNIT_BYTES).max(1);
+                self.segment_sizes
+                    .iter()
+                    .map(|s| s / UNIT_BYTES / units)
+                    .sum()
+            }
+        }
+    }
+
+    /// Chunks that page producers of Ouroboros classes on virtualized queues leave free for
+    /// queue chunks (`OURO_QUEUE_RESERVE`); 0 for every other strategy.
+    pub fn queue_reserve_chunks(&self) -> u64 {
+        self.ouro.as_ref().map_or(0, |o| o.queue_reserve())
+    }
+
+    /// Bytes a malloc of `size` takes from the heap.
+    pub fn granted_bytes(&self, size: u32) -> u64 {
+        if let Some(o) = &self.ouro {
+            return o.granted_bytes(size);
+        }
+        match self.walk {
+            Some(w) => w.granted_bytes(size),
+            None => (size as u64).div_ceil(UNIT_BYTES) * UNIT_BYTES,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::segments::tests::caps;
+    use super::*;
+    use crate::config::HeapConfig;
+    use crate::error::Error;
+
+    #[test]
+    fn ouroboros_setters_are_validated() {
+        let c = caps(128 << 20, false);
+        let ouro = |f: fn(HeapConfig) -> HeapConfig| {
+            HeapLayout::plan(&f(HeapConfig::new(4 << 20).strategy(Strategy::OuroPS)), &c)
+        };
+        let l = ouro(|h| h).unwrap();
+        assert_eq!(l.max_alloc, 64 << 10);
+        assert_eq!(l.capacity_for(16), (4 << 20) / 16);
+        let l = ouro(|h| h.chunk_size(16 << 10).min_page_size(64)).unwrap();
+        assert_eq!(l.granted_bytes(16), 64);
+        assert_eq!(l.capacity_for(16 << 10), 256);
+        let l = ouro(|h| h.ouro_max_alloc(256 << 10)).unwrap();
+        assert_eq!(l.max_alloc, 256 << 10);
+        for bad in [
+            ouro(|h| h.chunk_size(3000)),
+            ouro(|h| h.chunk_size(8)),
+            ouro(|h| h.min_page_size(24)),
+            ouro(|h| h.min_page_size(16 << 10)),
+            ouro(|h| h.ouro_max_alloc(100_000)),
+            ouro(|h| h.chunk_size(8 << 20)),
+        ] {
+            assert!(matches!(bad, Err(Error::InvalidConfig(_))), "{bad:?}");
+        }
+        assert!(matches!(
+            HeapLayout::plan(
+                &HeapConfig::new(4 << 20)
+                    .strategy(Strategy::OuroPVL)
+                    .chunk_size(256 << 10),
+                &c
+            ),
+            Err(Error::InvalidConfig(_))
+        ));
+    }
+
+    #[test]
+    fn growable_ouroboros_plans_its_tables_for_the_maximum() {
+        for &strategy in Strategy::ALL.iter().filter(|s| s.is_ouroboros()) {
+            let c = HeapConfig::new(2 << 20)
+                .max_size(8 << 20)
+                .strategy(strategy);
+            let l = HeapLayout::plan(&c, &caps(128 << 20, true)).unwrap();
+            let fixed = HeapLayout::plan(
+                &HeapConfig::new(8 << 20).strategy(strategy),
+                &caps(128 << 20, true),
+            )
+            .unwrap();
+            let (o, f) = (l.ouro.as_ref().unwrap(), fixed.ouro.as_ref().unwrap());
+            // Chunks, live bits, rings and chunk limits as for a fixed heap of the maximum.
+            assert_eq!(o.chunks, 1024, "{strategy}");
+            assert_eq!(
+                (&o.rings, &o.chunk_limit, o.live_bits, o.cb_meta, o.qc_words),
+                (&f.rings, &f.chunk_limit, f.live_bits, f.cb_meta, f.qc_words),
+                "{strategy}"
+            );
+            // Runs fit one 2 MiB segment; the watermark counts chunks; one check per chunk.
+            assert_eq!(l.max_alloc, 64 << 10, "{strategy}");
+            assert_eq!(l.item_units(), 512, "{strategy}");
+            assert_eq!(
+                l.trim_check_invocations(1 << 17, 2 << 17),
+                256,
+                "{strategy}"
+            );
+            assert!(l.config_wgsl().contains("#define GPU_HEAP_GROWABLE"));
+        }
+    }
+}

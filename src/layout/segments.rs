@@ -1,0 +1,405 @@
+//! Segment planning: how a configuration and the device's limits split the heap into
+//! power-of-two segments, choose their bindings and size heap_meta ([`HeapLayout::plan`]).
+
+use crate::config::{HeapConfig, SegmentBinding, Strategy};
+use crate::error::{Error, Result};
+use crate::ouroboros::{OuroGeometry, OuroParams, QueueKind};
+use crate::random_walk;
+use crate::stats::STAT_WORDS;
+
+use super::{HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BYTES};
+
+/// Largest bump allocation (see bump.wgsl: keeps its head from wrapping).
+const BUMP_MAX_ALLOC: u64 = 64 << 10;
+/// Largest bump heap in units (see bump.wgsl).
+const BUMP_MAX_UNITS: u64 = 1 << 31;
+/// Words of heap_meta reserved for a strategy's scalars, after the statistics.
+const STRATEGY_SCALAR_WORDS: u64 = 16;
+/// Words of the growth block at the end of heap_meta (shaders/core/growth.wgsl).
+const GROWTH_WORDS: u64 = 8;
+
+/// What the planner needs to know about the device.
+#[derive(Clone, Debug)]
+pub(crate) struct DeviceCaps {
+    pub features: wgpu::Features,
+    pub limits: wgpu::Limits,
+    /// The backend, where known: DX12 cannot use binding-array segments (see below).
+    pub backend: Option<wgpu::Backend>,
+}
+
+impl DeviceCaps {
+    pub fn of(device: &wgpu::Device) -> Self {
+        DeviceCaps {
+            features: device.features(),
+            limits: device.limits(),
+            backend: Some(device.adapter_info().backend),
+        }
+    }
+}
+
+impl HeapLayout {
+    /// Plans the heap of `config` on a device with `caps`: its segments, their bindings and
+    /// the strategy's geometry, or the typed error that says why the device cannot hold it.
+    pub(crate) fn plan(config: &HeapConfig, caps: &DeviceCaps) -> Result<Self> {
+        if config.size == 0 {
+            return Err(Error::ZeroSize);
+        }
+        let growable = config.is_growable();
+        if growable && !config.strategy.supports_growth() {
+            return Err(Error::GrowthUnsupported {
+                strategy: config.strategy.to_string(),
+            });
+        }
+        let reserved = if growable {
+            config.max_size.unwrap_or(config.size)
+        } else {
+            config.size
+        };
+        let too_large = |reason: String| Error::TooLarge {
+            requested: reserved,
+            reason,
+        };
+        let initial_bytes = config
+            .size
+            .checked_next_multiple_of(UNIT_BYTES)
+            .ok_or_else(|| too_large("it overflows u64".into()))?;
+        let bytes = reserved
+            .checked_next_multiple_of(UNIT_BYTES)
+            .ok_or_else(|| too_large("it overflows u64".into()))?;
+        let units = bytes / UNIT_BYTES;
+        if units > u32::MAX as u64 {
+            return Err(too_large(
+                "handles are u32 counts of 16-byte units, which reach 64 GiB - 16 bytes".into(),
+            ));
+        }
+        if config.strategy == Strategy::Bump && units > BUMP_MAX_UNITS {
+            return Err(too_large("the bump allocator holds at most 32 GiB".into()));
+        }
+
+        // Segment stride: a power of two no larger than one binding, one buffer, or the cap.
+        let limits = &caps.limits;
+        let mut cap = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        if let Some(max) = config.max_segment_size {
+            cap = cap.min(max);
+        }
+        if cap < UNIT_BYTES {
+            return Err(Error::InvalidConfig(format!(
+                "the segment size cap of {cap} bytes is below one 16-byte unit"
+            )));
+        }
+        // A growable heap commits whole segments, so its stride follows the initial size
+        // (rounded up to a power of two): growth then commits in steps of that size.
+        // If the maximum would then need more segments than the device can bind, the
+        // stride doubles until it fits (the initial commit rounds up to one segment).
+        let fit = if growable { initial_bytes } else { bytes };
+        let mut stride = prev_power_of_two(cap).min(fit.next_power_of_two());
+        if growable {
+            let bindable = bindable_segments(config, caps);
+            while bytes.div_ceil(stride) > bindable && stride < prev_power_of_two(cap) {
+                stride *= 2;
+            }
+        }
+        let segment_count = bytes.div_ceil(stride);
+        let initial_segments = initial_bytes.div_ceil(stride).min(segment_count) as u32;
+        let segment_sizes: Vec<u64> = (0..segment_count)
+            .map(|i| stride.min(bytes - i * stride))
+            .collect();
+        let segment_shift = (stride / UNIT_BYTES).trailing_zeros();
+
+        let binding = resolve_binding(config, caps, segment_count)?;
+
+        let (max_alloc, walk) = match config.strategy {
+            Strategy::Bump => (BUMP_MAX_ALLOC.min(stride).min(bytes), None),
+            s if random_walk::is_random_walk(s) => {
+                let (max, geometry) =
+                    random_walk::plan(config, caps, bytes, stride, segment_count)?;
+                (max, Some(geometry))
+            }
+            // Ouroboros is planned below; its geometry sets max_alloc.
+            s if s.is_ouroboros() => (0, None),
+            s => {
+                return Err(Error::InvalidConfig(format!(
+                    "strategy {s} is not planned by this build"
+                )))
+            }
+        };
+        let ouro = if config.strategy.is_ouroboros() {
+            Some(OuroGeometry::plan(&OuroParams {
+                bytes,
+                segment_stride: stride,
+                chunk_size: config.chunk_size,
+                min_page_size: config.min_page_size,
+                max_alloc: config.ouro_max_alloc,
+                max_binding: limits
+                    .max_storage_buffer_binding_size
+                    .min(limits.max_buffer_size),
+                chunk_based: config.strategy.is_chunk_based_ouroboros(),
+                queue_kind: match config.strategy {
+                    Strategy::OuroPVA | Strategy::OuroCVA => QueueKind::VirtualArray,
+                    Strategy::OuroPVL | Strategy::OuroCVL => QueueKind::VirtualLinked,
+                    _ => QueueKind::Standard,
+                },
+            })?)
+        } else {
+            None
+        };
+        let max_alloc = ouro.as_ref().map_or(max_alloc, |o| o.max_alloc as u64);
+
+        let growth_word = match &ouro {
+            Some(o) => o.meta_words,
+            None => STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + walk.map_or(0, |w| w.state_words),
+        };
+        let meta_words = growth_word + GROWTH_WORDS;
+        let meta_bytes = meta_words * 4;
+        if meta_bytes
+            > limits
+                .max_storage_buffer_binding_size
+                .min(limits.max_buffer_size)
+        {
+            return Err(too_large(format!(
+                "its metadata ({meta_bytes} bytes) exceeds one storage binding; use larger pages"
+            )));
+        }
+
+        Ok(Self {
+            strategy: config.strategy,
+            bytes,
+            segment_sizes,
+            segment_shift,
+            binding,
+            meta_words,
+            max_alloc: max_alloc as u32,
+            bind_group_index: config.bind_group_index,
+            statistics: config.statistics,
+            walk,
+            count_steps: config.count_steps,
+            ouro,
+            atomic_segments: config.strategy.needs_atomic_segments(),
+            growable,
+            initial_segments,
+            growth_word,
+        })
+    }
+}
+
+fn prev_power_of_two(x: u64) -> u64 {
+    1 << (63 - x.leading_zeros())
+}
+
+/// Storage bindings per shader stage a growable heap leaves to the user's own bind groups
+/// when it picks its segment count.
+const USER_STORAGE_BINDINGS: u64 = 8;
+
+/// The most segments a growable heap plans for this configuration (binding arrays where
+/// `resolve_binding` would choose them, separate bindings otherwise), leaving the metadata
+/// binding and USER_STORAGE_BINDINGS to the rest of the pipeline.
+fn bindable_segments(config: &HeapConfig, caps: &DeviceCaps) -> u64 {
+    let dx12 = caps.backend == Some(wgpu::Backend::Dx12);
+    let has_arrays = caps.features.contains(BINDING_ARRAY_FEATURES) && !dx12;
+    let stage = (caps.limits.max_storage_buffers_per_shader_stage as u64)
+        .saturating_sub(1 + USER_STORAGE_BINDINGS);
+    let arrays = matches!(
+        config.segment_binding,
+        SegmentBinding::Auto | SegmentBinding::BindingArray
+    ) && has_arrays;
+    if arrays {
+        (caps.limits.max_binding_array_elements_per_shader_stage as u64)
+            .min(stage)
+            .max(1)
+    } else {
+        (config.max_separate_bindings as u64).min(stage).max(1)
+    }
+}
+
+fn resolve_binding(
+    config: &HeapConfig,
+    caps: &DeviceCaps,
+    segments: u64,
+) -> Result<SegmentBindingKind> {
+    // naga 30's HLSL back end cannot write binding arrays of storage buffers holding
+    // runtime-sized arrays (tests/backends.rs locks this in), so DX12 binds separately.
+    let dx12 = caps.backend == Some(wgpu::Backend::Dx12);
+    let has_arrays = caps.features.contains(BINDING_ARRAY_FEATURES) && !dx12;
+    let kind = match config.segment_binding {
+        SegmentBinding::Auto if segments == 1 => SegmentBindingKind::Separate,
+        SegmentBinding::Auto if has_arrays => SegmentBindingKind::BindingArray,
+        SegmentBinding::Auto | SegmentBinding::Separate => SegmentBindingKind::Separate,
+        SegmentBinding::BindingArray => SegmentBindingKind::BindingArray,
+    };
+    let limits = &caps.limits;
+    match kind {
+        SegmentBindingKind::BindingArray => {
+            if dx12 {
+                return Err(Error::InvalidConfig(
+                    "binding-array segments are not supported on DX12 (naga's HLSL back end \
+                     cannot write them); use SegmentBinding::Separate or Auto"
+                        .into(),
+                ));
+            }
+            if !has_arrays {
+                return Err(Error::MissingFeatures {
+                    needed_for: format!("a heap of {segments} segments in a binding array"),
+                    missing: BINDING_ARRAY_FEATURES - caps.features,
+                });
+            }
+            let have = limits.max_binding_array_elements_per_shader_stage as u64;
+            if have < segments {
+                return Err(Error::LimitTooLow {
+                    limit: "max_binding_array_elements_per_shader_stage",
+                    have,
+                    needed: segments,
+                });
+            }
+        }
+        SegmentBindingKind::Separate => {
+            if segments > config.max_separate_bindings as u64 {
+                return Err(Error::TooLarge {
+                    requested: config.size,
+                    reason: format!(
+                        "it needs {segments} segments and separate bindings are capped at {} \
+                         (max_separate_bindings); the device {} binding arrays",
+                        config.max_separate_bindings,
+                        if has_arrays { "has" } else { "lacks" }
+                    ),
+                });
+            }
+        }
+    }
+    // Strategies with queues inside the heap bind every segment a second time, as atomics.
+    let views = if config.strategy.needs_atomic_segments() {
+        2
+    } else {
+        1
+    };
+    let have = limits.max_storage_buffers_per_shader_stage as u64;
+    if have < segments * views + 1 {
+        return Err(Error::LimitTooLow {
+            limit: "max_storage_buffers_per_shader_stage",
+            have,
+            needed: segments * views + 1,
+        });
+    }
+    Ok(kind)
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// Limits for planning tests: `binding` bytes per storage binding, 64 bindings, and
+    /// binding arrays where `arrays`.
+    pub(crate) fn caps(binding: u64, arrays: bool) -> DeviceCaps {
+        DeviceCaps {
+            features: if arrays {
+                BINDING_ARRAY_FEATURES
+            } else {
+                wgpu::Features::empty()
+            },
+            limits: wgpu::Limits {
+                max_storage_buffer_binding_size: binding,
+                max_buffer_size: 4 << 30,
+                max_storage_buffers_per_shader_stage: 64,
+                max_binding_array_elements_per_shader_stage: 64,
+                ..wgpu::Limits::default()
+            },
+            backend: None,
+        }
+    }
+
+    #[test]
+    fn eight_gib_on_a_two_gib_binding_is_eight_segments() {
+        let c = HeapConfig::new(8 << 30);
+        let l = HeapLayout::plan(&c, &caps((2 << 30) - 4, true)).unwrap();
+        assert_eq!(l.segment_sizes, vec![1 << 30; 8]);
+        assert_eq!(l.segment_shift, 26);
+        assert_eq!(l.binding, SegmentBindingKind::BindingArray);
+    }
+
+    #[test]
+    fn uneven_heap_has_a_short_last_segment() {
+        let c = HeapConfig::new(300 << 20).max_separate_bindings(8);
+        let l = HeapLayout::plan(&c, &caps(128 << 20, false)).unwrap();
+        assert_eq!(l.segment_sizes, vec![128 << 20, 128 << 20, 44 << 20]);
+        assert_eq!(l.binding, SegmentBindingKind::Separate);
+    }
+
+    #[test]
+    fn small_heap_is_one_segment() {
+        let l = HeapLayout::plan(&HeapConfig::new(1000), &caps(128 << 20, true)).unwrap();
+        assert_eq!(l.bytes, 1008);
+        assert_eq!(l.segment_sizes, vec![1008]);
+        assert_eq!(l.segment_shift, 6);
+        assert_eq!(l.walk.unwrap().items, 3);
+    }
+
+    #[test]
+    fn atomic_segment_views_count_against_the_binding_limit() {
+        let mut c = caps(1 << 20, false);
+        c.limits.max_storage_buffers_per_shader_stage = 8;
+        let config = HeapConfig::new(4 << 20)
+            .segment_binding(SegmentBinding::Separate)
+            .max_separate_bindings(8);
+        assert!(HeapLayout::plan(&config.clone().strategy(Strategy::OuroPS), &c).is_ok());
+        assert!(matches!(
+            HeapLayout::plan(&config.strategy(Strategy::OuroPVA), &c),
+            Err(Error::LimitTooLow { needed: 9, .. })
+        ));
+    }
+
+    #[test]
+    fn growable_heap_reserves_segments_of_the_initial_size() {
+        let c = HeapConfig::new(64 << 20).max_size(1 << 30);
+        let l = HeapLayout::plan(&c, &caps(128 << 20, true)).unwrap();
+        assert!(l.growable);
+        assert_eq!(l.segment_sizes, vec![64 << 20; 16]);
+        assert_eq!(l.initial_segments, 1);
+        assert_eq!(l.initial_bytes(), 64 << 20);
+        assert!(l.config_wgsl().contains("#define GPU_HEAP_GROWABLE"));
+        // Bitmaps are sized for the maximum.
+        assert_eq!(l.walk.unwrap().items, (1 << 30) / 256);
+        // Not growable: no define, everything committed.
+        let fixed = HeapLayout::plan(&HeapConfig::new(64 << 20), &caps(128 << 20, true)).unwrap();
+        assert!(!fixed.growable);
+        assert_eq!(fixed.initial_segments, fixed.segment_count());
+        assert!(!fixed.config_wgsl().contains("GPU_HEAP_GROWABLE"));
+    }
+
+    #[test]
+    fn growable_stride_doubles_to_fit_the_bindings() {
+        // 64 MiB to 8 GiB would be 128 segments; the device binds at most 63.
+        let c = HeapConfig::new(64 << 20).max_size(8 << 30);
+        let l = HeapLayout::plan(&c, &caps((2 << 30) - 4, true)).unwrap();
+        assert_eq!(l.segment_sizes, vec![256 << 20; 32]);
+        assert_eq!(l.initial_segments, 1);
+    }
+
+    #[test]
+    fn bad_input_is_typed() {
+        let c = caps(128 << 20, false);
+        assert!(matches!(
+            HeapLayout::plan(&HeapConfig::new(0), &c),
+            Err(Error::ZeroSize)
+        ));
+        assert!(matches!(
+            HeapLayout::plan(&HeapConfig::new(1 << 40), &c),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            HeapLayout::plan(&HeapConfig::new(1 << 20).page_size(48), &c),
+            Err(Error::InvalidConfig(_))
+        ));
+        assert!(matches!(
+            HeapLayout::plan(
+                &HeapConfig::new(512 << 20).segment_binding(SegmentBinding::BindingArray),
+                &c
+            ),
+            Err(Error::MissingFeatures { .. })
+        ));
+        assert!(matches!(
+            HeapLayout::plan(&HeapConfig::new(1 << 30), &c),
+            Err(Error::TooLarge { .. })
+        ));
+    }
+}

@@ -5,7 +5,7 @@
 //! malloc); RW keeps one u32 flag per page, RW-BM and CoRW one bit. RW_malloc manages units
 //! of `HeapConfig::unit_size` bytes and hands out runs of them, with three bitmaps (used,
 //! start, end). CoRW needs `wgpu::Features::SUBGROUP`; on a device without it the heap is
-//! planned, and compiled, as RW-BM (same state and free), which [`HeapLayout::compiled`]
+//! planned, and compiled, as RW-BM (same state and free), which [`crate::HeapLayout::compiled`]
 //! reports. RW_malloc aggregates small requests within a subgroup where the feature exists
 //! and walks per invocation elsewhere.
 

@@ -71,8 +71,8 @@ fn per_invocation() -> u32 {
     return max(params.per_invocation, 1u);
 }
 
-fn verify_slot(i: u32) {
-    let s = slots[i];
+// Counts a corrupted allocation if any word of s differs from its pattern.
+fn verify(s: Slot) {
     var bad = false;
     for (var k = 0u; k < words_of(s.size); k++) {
         if (heap_load(s.handle, k) != conformance_word(s.tag, k)) {
@@ -84,20 +84,30 @@ fn verify_slot(i: u32) {
     }
 }
 
-fn alloc_slot(i: u32) {
+// Frees a live handle; counts the free if it did not return HEAP_OK.
+fn free_counted(handle: u32) {
+    free(handle);
+    if (heap_status != HEAP_OK) {
+        atomicAdd(&tally[TALLY_FREE_FAILED], 1u);
+    }
+}
+
+// Mallocs slot i's size and writes its pattern; the NULL slot (counted by cause) if malloc
+// returned NULL.
+fn allocate(i: u32) -> Slot {
     let size = pick_size(i);
     let p = malloc(size);
     if (p == HEAP_NULL) {
         atomicAdd(&tally[TALLY_NULL], 1u);
         atomicAdd(&tally[TALLY_NULL_BY_STATUS + heap_status], 1u);
-        return;
+        return Slot(HEAP_NULL, 0u, 0u, 0u);
     }
     atomicAdd(&tally[TALLY_OK], 1u);
     let tag = heap_hash(params.seed ^ heap_hash(i ^ (params.round << 24u)));
     for (var k = 0u; k < words_of(size); k++) {
         heap_store(p, k, conformance_word(tag, k));
     }
-    slots[i] = Slot(p, size, tag, 0u);
+    return Slot(p, size, tag, 0u);
 }
 
 // Chosen invocations fill their empty slots (from `first` on) and write the pattern.
@@ -110,7 +120,10 @@ fn alloc_pass(@builtin(global_invocation_id) id: vec3<u32>) {
     for (var j = 0u; j < n; j++) {
         let i = id.x * n + j;
         if (i >= params.first && i < params.slots && slots[i].handle == HEAP_NULL) {
-            alloc_slot(i);
+            let a = allocate(i);
+            if (a.handle != HEAP_NULL) {
+                slots[i] = a;
+            }
         }
     }
 }
@@ -121,7 +134,7 @@ fn verify_pass(@builtin(global_invocation_id) id: vec3<u32>) {
     for (var j = 0u; j < n; j++) {
         let i = id.x * n + j;
         if (i < params.slots && slots[i].handle != HEAP_NULL) {
-            verify_slot(i);
+            verify(slots[i]);
         }
     }
 }
@@ -135,14 +148,11 @@ fn free_pass(@builtin(global_invocation_id) id: vec3<u32>) {
         if (i >= params.slots || slots[i].handle == HEAP_NULL) {
             continue;
         }
-        verify_slot(i);
+        verify(slots[i]);
         if (!chance(params.free_permille, i, 2u)) {
             continue;
         }
-        free(slots[i].handle);
-        if (heap_status != HEAP_OK) {
-            atomicAdd(&tally[TALLY_FREE_FAILED], 1u);
-        }
+        free_counted(slots[i].handle);
         slots[i] = Slot(HEAP_NULL, 0u, 0u, 0u);
     }
 }
@@ -158,18 +168,7 @@ fn round_trip_pass(@builtin(global_invocation_id) id: vec3<u32>) {
         let i = id.x * per_invocation() + j;
         var next = Slot(HEAP_NULL, 0u, 0u, 0u);
         if (i < params.slots && chance(params.malloc_permille, i, 3u)) {
-            let size = pick_size(i);
-            let p = malloc(size);
-            if (p == HEAP_NULL) {
-                atomicAdd(&tally[TALLY_NULL], 1u);
-                atomicAdd(&tally[TALLY_NULL_BY_STATUS + heap_status], 1u);
-            } else {
-                atomicAdd(&tally[TALLY_OK], 1u);
-                next = Slot(p, size, heap_hash(params.seed ^ heap_hash(i)), 0u);
-                for (var k = 0u; k < words_of(size); k++) {
-                    heap_store(p, k, conformance_word(next.tag, k));
-                }
-            }
+            next = allocate(i);
         }
         release_held(held);
         held = next;
@@ -179,18 +178,9 @@ fn round_trip_pass(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // Verifies a round trip's block and frees it (nothing for HEAP_NULL).
 fn release_held(s: Slot) {
-    if (s.handle == HEAP_NULL) {
-        return;
-    }
-    for (var k = 0u; k < words_of(s.size); k++) {
-        if (heap_load(s.handle, k) != conformance_word(s.tag, k)) {
-            atomicAdd(&tally[TALLY_CORRUPTED], 1u);
-            break;
-        }
-    }
-    free(s.handle);
-    if (heap_status != HEAP_OK) {
-        atomicAdd(&tally[TALLY_FREE_FAILED], 1u);
+    if (s.handle != HEAP_NULL) {
+        verify(s);
+        free_counted(s.handle);
     }
 }
 

@@ -61,6 +61,36 @@ fn lagging_back() {
     }
     atomicStore(&out[2], 1u);
 }
+
+// [4] enqueues that failed while the heap had no chunk, [5] dequeues of the items put then
+// that found none.
+@compute @workgroup_size(1)
+fn starved() {
+    atomicStore(&heap_meta[OURO_CHUNK_INFO + OURO_CHUNKS - 1u], 1u);
+    lap();
+    // The heap runs out of chunks (the pool is still empty: no queue chunk was freed yet),
+    // while the queue needs two more chunks' worth.
+    let fresh = atomicLoad(&heap_meta[OURO_FRESH]);
+    atomicStore(&heap_meta[OURO_FRESH], OURO_CHUNKS);
+    var put = 0u;
+    for (var i = 0u; i < 3u * OURO_QC_ITEMS; i++) {
+        if (cq_enqueue(0u, page(i))) {
+            put += 1u;
+        } else {
+            atomicAdd(&out[4], 1u);
+        }
+    }
+    atomicStore(&heap_meta[OURO_FRESH], fresh);
+    for (var i = 0u; i < put; i++) {
+        if (cq_dequeue(0u) == OQ_EMPTY) {
+            atomicAdd(&out[5], 1u);
+        }
+    }
+    for (var r = 0u; r < OURO_VL_TRAIL + 4u; r++) {
+        lap();
+    }
+    atomicStore(&out[2], 1u);
+}
 "#;
 
 #[test]
@@ -83,4 +113,42 @@ fn ouro_p_vl_back_behind_front_recovers() {
     assert_eq!(t[3], 1, "the set-up left back behind front");
     assert_eq!(t[0], 0, "failed enqueues");
     assert_eq!(t[1], 0, "dequeues without an item");
+}
+
+/// Enqueues that find no chunk for the queue (the heap is full) leave their positions void:
+/// once chunks are back, the queue keeps working, its front passes every finished chunk, and
+/// it keeps no more chunks than its trail.
+#[test]
+fn ouro_p_vl_starved_queue_recovers() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let (device, queue) = (&gpu.device, &gpu.queue);
+    let heap = GpuHeap::with_config(
+        device,
+        queue,
+        HeapConfig::new(8 << 20)
+            .strategy(Strategy::OuroPVL)
+            .watchdog(common::WATCHDOG),
+    )
+    .unwrap();
+    let out = common::storage(&gpu, "out", 24);
+    Kernel::new(&gpu, &heap, KERNEL, "starved", &[common::RW]).run(&gpu, &heap, &[&out], 1);
+    let t = common::read_words(&gpu, &out, 6);
+    assert_eq!(t[2], 1, "the kernel ran to its end");
+    assert!(t[4] > 0, "no enqueue found the heap without chunks");
+    assert_eq!(
+        t[5], 0,
+        "dequeues of the items put while starved that found none"
+    );
+    assert_eq!(t[0], 0, "failed enqueues afterwards");
+    assert_eq!(t[1], 0, "dequeues without an item afterwards");
+    let report = heap.ouroboros_report().unwrap().unwrap();
+    assert_eq!(report.stalled_queue_chunks, Some(0), "{}", report.summary());
+    assert_eq!(
+        report.unreachable_queue_chunks,
+        Some(0),
+        "{}",
+        report.summary()
+    );
+    // 1024 chunks: OURO_VL_TRAIL is 8; front's and back's chunks and one linked ahead.
+    assert!(report.queue_chunks <= 8 + 3, "{}", report.summary());
 }

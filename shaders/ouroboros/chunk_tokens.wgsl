@@ -76,9 +76,10 @@
 // Failure: no queue chunk (the heap is full) or a VAQ position beyond the span makes
 // ct_insert return false; the caller (cb_enqueue) then leaves the chunk without a token and
 // its free pages out of sight until its next first free or its retirement, as the standard
-// ring does when an insertion cannot find a slot. A position that could not be written
-// keeps its queue chunk from draining (as in queues/vlq.wgsl; queues/vaq.wgsl marks such
-// laps dead instead).
+// ring does when an insertion cannot find a slot. VL: a position whose queue chunk the
+// heap could not give is void (queues/vlq.wgsl), in no chunk, and reads as removed
+// (ct_lookup), so the log's front still passes it. VA: a position that could not be
+// written keeps its queue chunk from draining (queues/vaq.wgsl marks such laps dead).
 //
 // Known gap (virtualized storage): a remover checks a position's queue chunk, then CASes the
 // token out; if in between every position of that chunk is removed and the chunk is freed
@@ -342,21 +343,28 @@ fn ct_lookup(k: u32, pos: u32) -> u32 {
     }
     var c = f - 1u;
     let start = ct_chunk_start(pos);
+    var prev = OURO_NO_CHUNK;
+    var prev_start = 0u;
     for (var hop = 0u; hop < CT_HOPS; hop++) {
         let s = atomicLoad(&heap_meta[OURO_QC_START + c]);
         if (s == start) {
             return c;
         }
         if (start - s >= 0x80000000u) {
-            if (hop == 0u) {
+            // Behind the front, or in a void range before a successor (vlq.wgsl): both read
+            // as removed. Otherwise a recycled chunk on the way: look again later.
+            if (hop == 0u || (vl_still(k, c, s) && vl_next(prev) == c + 1u
+                && vl_still(k, prev, prev_start))) {
                 return CT_BEHIND;
             }
-            return OURO_NO_CHUNK; // a recycled chunk on the way: look again later
+            return OURO_NO_CHUNK;
         }
         let n = vl_next(c);
         if (n == 0u) {
             return OURO_NO_CHUNK;
         }
+        prev = c;
+        prev_start = s;
         c = n - 1u;
     }
     return OURO_NO_CHUNK;
@@ -364,7 +372,11 @@ fn ct_lookup(k: u32, pos: u32) -> u32 {
 
 fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
     var cursor = OURO_NO_CHUNK;
-    let c = vl_find(k, pos, true, &cursor);
+    var gap_end = 0u;
+    let c = vl_find(k, pos, true, &cursor, &gap_end);
+    if (c == VL_VOID) {
+        return OURO_NO_CHUNK; // a void position needs no token
+    }
     if (c != OURO_NO_CHUNK && (pos & (OURO_QC_ITEMS - 1u)) == 0u) {
         // Section 5.2: the inserter of a chunk's first position links the next one ahead
         // of need.

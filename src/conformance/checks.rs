@@ -78,8 +78,9 @@ impl Checks {
         self.audit(&h.heap, phase)
     }
 
-    /// Audits an Ouroboros heap between dispatches: no page may be unaccounted for and no
-    /// queue chunk unreachable (either is memory the heap has lost for good).
+    /// Audits an Ouroboros heap between dispatches: no page may be unaccounted for, no
+    /// queue chunk unreachable, no linked queue stalled behind a finished chunk, and no
+    /// linked queue's search out of rounds (each is memory the heap has lost for good).
     pub(super) fn audit(&mut self, heap: &GpuHeap, phase: &str) -> crate::Result<()> {
         if let Some(report) = heap.ouroboros_report()? {
             if let Some(u) = report.unaccounted_units() {
@@ -88,6 +89,15 @@ impl Checks {
             if let Some(u) = report.unreachable_queue_chunks {
                 self.equal(&format!("{phase}: unreachable queue chunks"), u, 0);
             }
+            if let Some(u) = report.stalled_queue_chunks {
+                self.equal(&format!("{phase}: queue chunks front cannot pass"), u, 0);
+            }
+            // A linked queue's search that runs out leaves its position unfinished.
+            self.equal(
+                &format!("{phase}: queue searches that ran out"),
+                report.enqueue_failures.search,
+                0,
+            );
             self.ouroboros.push(PhaseReport {
                 phase: phase.to_string(),
                 report,

@@ -145,6 +145,7 @@ pub(super) fn free_all(
             stats.failures.contention,
             0,
         );
+        checks.audit(&h.heap, fill)?;
         fills.push(tally[TALLY_OK]);
         // Every block, in one dispatch.
         h.free(p)?;

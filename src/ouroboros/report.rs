@@ -5,7 +5,8 @@
 //! allocation, in a free page of its class queue (the class semaphore's count), or in the
 //! spill (`OURO_SPILLED`: free pages a queue could not take, ouroboros/spill.wgsl). [`OuroborosReport::unaccounted_units`]
 //! is what breaks it, and a virtualized queue's chunks are all reachable from its
-//! pointers ([`OuroborosReport::unreachable_queue_chunks`]). Both are 0 after every
+//! pointers ([`OuroborosReport::unreachable_queue_chunks`]), and a linked queue's front
+//! passes every finished chunk ([`OuroborosReport::stalled_queue_chunks`]). All are 0 after every
 //! dispatch unless the allocator leaks; the conformance suite checks them.
 
 use serde::Serialize;
@@ -25,6 +26,11 @@ const BSEM_R_BITS: u32 = 20;
 /// Descriptor words `OQ_FILLING` (queues/index_queue.wgsl) and `VL_OLD` (queues/vlq.wgsl).
 const OQ_FILLING: u64 = 8;
 const VL_OLD: u64 = 7;
+/// Descriptor words of queues/index_queue.wgsl (front and back positions) and
+/// queues/vlq.wgsl (`VL_FRONT`).
+const OQ_FRONT_POS: u64 = 2;
+const OQ_BACK_POS: u64 = 3;
+const VL_FRONT: u64 = 5;
 
 /// A snapshot of an Ouroboros heap: its chunks by use, and each size class's pages.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -41,6 +47,11 @@ pub struct OuroborosReport {
     /// Queue chunks that no pointer of their queue reaches (page-based VAQ and VLQ; `None`
     /// otherwise): memory lost to the heap.
     pub unreachable_queue_chunks: Option<u32>,
+    /// Chunks of a linked queue (page-based VLQ; `None` otherwise) that front has not
+    /// passed although their successor is linked and every position in them was taken by
+    /// an enqueue and a dequeue: between dispatches such a chunk is finished, so one that
+    /// front still holds keeps every chunk after it from the pool.
+    pub stalled_queue_chunks: Option<u32>,
     /// Why enqueues failed, over the heap's lifetime and all its queues.
     pub enqueue_failures: EnqueueFailures,
     /// Dequeues of a virtualized page queue that gave up on a slot holding a queue chunk's
@@ -204,6 +215,9 @@ impl OuroborosReport {
         if let Some(u) = self.unreachable_queue_chunks {
             s += &format!(" ({u} unreachable)");
         }
+        if let Some(u) = self.stalled_queue_chunks.filter(|&u| u > 0) {
+            s += &format!(" ({u} stalled behind front)");
+        }
         let f = &self.enqueue_failures;
         if f.total() > 0 {
             s += &format!(
@@ -314,14 +328,15 @@ impl GpuHeap {
             .collect::<Vec<_>>();
         let queue_chunks = info.iter().filter(|&&i| i & INFO_QUEUE != 0).count() as u32;
         let page_based = g.cb_words == 0;
-        let reachable = if page_based {
-            match g.queue_kind {
-                QueueKind::Standard => None,
-                QueueKind::VirtualArray => Some(self.vaq_chunks(g)?),
-                QueueKind::VirtualLinked => Some(self.vlq_chunks(g, &head)?),
-            }
+        let linked = page_based && g.queue_kind == QueueKind::VirtualLinked;
+        let vlq = if linked {
+            Some(self.vlq_walk(g, &head)?)
         } else {
             None
+        };
+        let reachable = match g.queue_kind {
+            QueueKind::VirtualArray if page_based => Some(self.vaq_chunks(g)?),
+            _ => vlq.map(|w| w.reachable),
         };
         Ok(Some(OuroborosReport {
             chunks: g.chunks,
@@ -329,6 +344,7 @@ impl GpuHeap {
             pooled: head[queue(g.classes)] as i32,
             queue_chunks,
             unreachable_queue_chunks: reachable.map(|r: u32| queue_chunks.saturating_sub(r)),
+            stalled_queue_chunks: vlq.map(|w| w.stalled),
             enqueue_failures: EnqueueFailures::from_words(&head[ENQUEUE_FAILS_WORD as usize..]),
             stale_dequeues: head[STALE_DEQUEUES_WORD as usize],
             page_events: PageEvents::from_words(&head[PAGE_EVENTS_WORD as usize..]),
@@ -354,26 +370,58 @@ impl GpuHeap {
         Ok(n)
     }
 
-    /// Queue chunks reachable from each VLQ's `old` pointer through the next links.
-    fn vlq_chunks(&self, g: &OuroGeometry, head: &[u32]) -> Result<u32> {
-        let next = self.read_meta(g.qc_words + g.chunks as u64, g.chunks as u64)?;
-        let mut n = 0;
+    /// Walks each VLQ from `old` through the next links: the chunks it reaches, and those
+    /// at or after front that front should have passed (see `stalled_queue_chunks`).
+    fn vlq_walk(&self, g: &OuroGeometry, head: &[u32]) -> Result<VlqWalk> {
+        let chunks = g.chunks as u64;
+        let qc = self.read_meta(g.qc_words, 2 * chunks)?;
+        let (start, next) = qc.split_at(g.chunks as usize);
+        let items = g.chunk_units * 4;
+        let mut walk = VlqWalk::default();
         for k in 0..g.base_classes {
-            let mut p = head[(g.queue_word(k) + VL_OLD) as usize];
+            let d = g.queue_word(k) as usize;
+            let front = head[d + VL_FRONT as usize];
+            // Positions below both counters were taken by an enqueue and a dequeue.
+            let (front_pos, back_pos) = (
+                head[d + OQ_FRONT_POS as usize],
+                head[d + OQ_BACK_POS as usize],
+            );
+            let taken = if (back_pos.wrapping_sub(front_pos) as i32) < 0 {
+                back_pos
+            } else {
+                front_pos
+            };
+            let mut p = head[d + VL_OLD as usize];
+            let mut at_or_after_front = false;
             // A cycle would be a bug of its own; the walk stops after every chunk once.
             for _ in 0..g.chunks {
-                // 0 ends the queue; a link being made (u32::MAX, never left between
-                // dispatches) or any other value past the table would be a bug, and the
-                // chunks after it show up as unreachable.
+                // Only chunk links are followed: 0, a link being made or a position range
+                // without a chunk (never left between dispatches but the last) ends the
+                // queue, and the chunks after anything else show up as unreachable.
                 if p == 0 || p > g.chunks {
                     break;
                 }
-                n += 1;
-                p = next[(p - 1) as usize];
+                walk.reachable += 1;
+                let c = (p - 1) as usize;
+                at_or_after_front |= p == front;
+                let n = next[c];
+                let linked = n != 0 && n <= g.chunks;
+                let end = start[c].wrapping_add(items);
+                if at_or_after_front && linked && (taken.wrapping_sub(end) as i32) >= 0 {
+                    walk.stalled += 1;
+                }
+                p = n;
             }
         }
-        Ok(n)
+        Ok(walk)
     }
+}
+
+/// What [`GpuHeap::vlq_walk`] found.
+#[derive(Clone, Copy, Default)]
+struct VlqWalk {
+    reachable: u32,
+    stalled: u32,
 }
 
 #[cfg(test)]
@@ -394,6 +442,7 @@ mod tests {
         assert_eq!(OQ_FILLING, wgsl_const(index_queue, "OQ_FILLING"));
         assert_eq!(QUEUE_WORDS, wgsl_const(index_queue, "OQ_WORDS"));
         assert_eq!(VL_OLD, wgsl_const(vlq, "VL_OLD"));
+        assert_eq!(VL_FRONT, wgsl_const(vlq, "VL_FRONT"));
         for (i, cause) in [
             "OQ_FAIL_NO_MEMORY",
             "OQ_FAIL_MAKE_WAIT",

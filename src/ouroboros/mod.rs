@@ -406,8 +406,8 @@ impl OuroGeometry {
     /// otherwise page chunks can take all but the queue chunks in use, and producers whose
     /// positions need one more lose their pages. A linked queue's live part also needs
     /// more room in bursts, so its share is capped higher (256 chunks, 0.1 % of a 2 GiB
-    /// heap): an enqueue that finds no queue chunk leaves its position unfinished, which
-    /// keeps front from freeing drained chunks.
+    /// heap): a page whose enqueue finds no queue chunk goes to the spill, where mallocs
+    /// must search for it.
     pub fn queue_reserve(&self) -> u64 {
         let share = self.chunks as u64 / 256;
         match self.queue_kind {

@@ -93,23 +93,28 @@ fn starved() {
 }
 "#;
 
-#[test]
-fn ouro_p_vl_back_behind_front_recovers() {
+/// Runs `entry` of KERNEL in one invocation on an 8 MiB `ouro-p-vl` heap (1024 chunks:
+/// OURO_VL_TRAIL is 8); returns the heap and the kernel's six counters.
+fn run_one(entry: &str) -> (GpuHeap, Vec<u32>) {
     let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
-    let (device, queue) = (&gpu.device, &gpu.queue);
-    // 1024 chunks: OURO_VL_TRAIL is 8.
     let heap = GpuHeap::with_config(
-        device,
-        queue,
+        &gpu.device,
+        &gpu.queue,
         HeapConfig::new(8 << 20)
             .strategy(Strategy::OuroPVL)
             .watchdog(common::WATCHDOG),
     )
     .unwrap();
-    let out = common::storage(&gpu, "out", 16);
-    Kernel::new(&gpu, &heap, KERNEL, "lagging_back", &[common::RW]).run(&gpu, &heap, &[&out], 1);
-    let t = common::read_words(&gpu, &out, 4);
+    let out = common::storage(&gpu, "out", 24);
+    Kernel::new(&gpu, &heap, KERNEL, entry, &[common::RW]).run(&gpu, &heap, &[&out], 1);
+    let t = common::read_words(&gpu, &out, 6);
     assert_eq!(t[2], 1, "the kernel ran to its end");
+    (heap, t)
+}
+
+#[test]
+fn ouro_p_vl_back_behind_front_recovers() {
+    let (_, t) = run_one("lagging_back");
     assert_eq!(t[3], 1, "the set-up left back behind front");
     assert_eq!(t[0], 0, "failed enqueues");
     assert_eq!(t[1], 0, "dequeues without an item");
@@ -120,20 +125,7 @@ fn ouro_p_vl_back_behind_front_recovers() {
 /// it keeps no more chunks than its trail.
 #[test]
 fn ouro_p_vl_starved_queue_recovers() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
-    let (device, queue) = (&gpu.device, &gpu.queue);
-    let heap = GpuHeap::with_config(
-        device,
-        queue,
-        HeapConfig::new(8 << 20)
-            .strategy(Strategy::OuroPVL)
-            .watchdog(common::WATCHDOG),
-    )
-    .unwrap();
-    let out = common::storage(&gpu, "out", 24);
-    Kernel::new(&gpu, &heap, KERNEL, "starved", &[common::RW]).run(&gpu, &heap, &[&out], 1);
-    let t = common::read_words(&gpu, &out, 6);
-    assert_eq!(t[2], 1, "the kernel ran to its end");
+    let (heap, t) = run_one("starved");
     assert!(t[4] > 0, "no enqueue found the heap without chunks");
     assert_eq!(
         t[5], 0,

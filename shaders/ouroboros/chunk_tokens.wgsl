@@ -40,9 +40,9 @@
 //     every drained chunk at it; the winner of each front move clears the pointer and
 //     returns that chunk to the pool.
 //   - VLQ (ouro-c-vl): the linked chunks, front/back/old pointers and counts of
-//     queues/vlq.wgsl (vl_find, vl_link_next, vl_finish); drained chunks are freed only once
-//     the `old` pointer, OURO_VL_TRAIL chunks behind front, leaves them (the paper's
-//     safety distance).
+//     queues/vlq.wgsl (vl_finish) and queues/vlq_links.wgsl (vl_find, vl_link_next);
+//     drained chunks are freed only once the `old` pointer, OURO_VL_TRAIL chunks behind
+//     front, leaves them (the paper's safety distance).
 // The scan hint (word 2) starts walks; it moves past removed positions at its front and
 // never behind the front of the queue, and an insertion that lands behind it pulls it back
 // (atomicMin), so a token is never left where no walk reaches it. Live tokens more than
@@ -77,7 +77,7 @@
 // ct_insert return false; the caller (cb_enqueue) then leaves the chunk without a token and
 // its free pages out of sight until its next first free or its retirement, as the standard
 // ring does when an insertion cannot find a slot. VL: a position whose queue chunk the
-// heap could not give is void (queues/vlq.wgsl), in no chunk, and reads as removed
+// heap could not give is void (queues/vlq_links.wgsl), in no chunk, and reads as removed
 // (ct_lookup), so the log's front still passes it. VA: a position that could not be
 // written keeps its queue chunk from draining (queues/vaq.wgsl marks such laps dead).
 //

@@ -37,12 +37,11 @@
 //! fresh chunks by the committed size instead (shaders/ouroboros/chunks.wgsl,
 //! ouro_chunk_end; the grow and trim hooks are in shaders/ouroboros/growth.wgsl).
 
-use std::fmt::Write as _;
-
 use crate::error::{Error, Result};
 use crate::layout::UNIT_BYTES;
 use crate::stats::STAT_WORDS;
 
+mod codegen;
 mod report;
 pub use report::{ClassReport, EnqueueFailures, OuroborosReport, PageEvents};
 
@@ -421,94 +420,6 @@ impl OuroGeometry {
     pub fn granted_bytes(&self, size: u32) -> u64 {
         self.page_units(self.class_of(size)) * UNIT_BYTES
     }
-
-    /// Constants and generated queue-geometry functions for `generated/config.wgsl`.
-    pub fn wgsl(&self, s: &mut String) {
-        let _ = writeln!(s, "#define GPU_HEAP_OURO");
-        if self.cb_words > 0 {
-            let _ = writeln!(s, "#define OURO_CHUNK_BASED");
-        }
-        if self.qc_words > 0 {
-            // Queue chunks with their own start, next and count words (linked queues, and
-            // the chunk-based front end's token log).
-            let _ = writeln!(s, "#define OURO_QUEUE_CHUNK_WORDS");
-        }
-        match self.queue_kind {
-            QueueKind::Standard => {}
-            QueueKind::VirtualArray => {
-                let _ = writeln!(s, "#define OURO_VIRTUAL_QUEUES\n#define OURO_QUEUE_VA");
-            }
-            QueueKind::VirtualLinked => {
-                let _ = writeln!(s, "#define OURO_VIRTUAL_QUEUES\n#define OURO_QUEUE_VL");
-            }
-        }
-        let mut constant = |name: &str, value: u64| {
-            let _ = writeln!(s, "const {name}: u32 = {value}u;");
-        };
-        constant("OURO_CHUNK_UNITS", self.chunk_units as u64);
-        constant("OURO_CHUNK_SHIFT", self.chunk_units.trailing_zeros() as u64);
-        constant("OURO_CHUNKS", self.chunks as u64);
-        constant("OURO_MIN_PAGE_UNITS", self.min_page_units as u64);
-        constant(
-            "OURO_MIN_PAGE_SHIFT",
-            self.min_page_units.trailing_zeros() as u64,
-        );
-        constant("OURO_BASE_CLASSES", self.base_classes as u64);
-        constant("OURO_CLASSES", self.classes as u64);
-        constant("OURO_POOL", self.classes as u64);
-        constant("OURO_FRESH", FRESH_WORD);
-        constant("OURO_PAGE_CHUNKS", PAGE_CHUNKS_WORD);
-        constant("OURO_ENQUEUE_FAILS", ENQUEUE_FAILS_WORD);
-        constant("OURO_STALE_DEQUEUES", STALE_DEQUEUES_WORD);
-        constant("OURO_PAGE_EVENTS", PAGE_EVENTS_WORD);
-        constant("OURO_QUEUE_META", self.queue_meta);
-        constant("OURO_CHUNK_INFO", self.chunk_info);
-        constant("OURO_LIVE_BITS", self.live_bits);
-        constant("OURO_SPILL_BITS", self.spill_bits);
-        constant("OURO_SPILL_COUNT", self.spill_count());
-        constant("OURO_SPILLED", self.spilled_word());
-        constant(
-            "OURO_SPILL_CURSOR",
-            self.spilled_word() + self.classes as u64,
-        );
-        if self.cb_words > 0 {
-            constant("OURO_CB_COUNT", self.cb_meta);
-            constant("OURO_CB_QUEUED", self.cb_meta + self.chunks as u64);
-            constant("OURO_CB_POS", self.cb_meta + 2 * self.chunks as u64);
-            constant("OURO_CB_BITS", self.cb_meta + 3 * self.chunks as u64);
-            constant("OURO_CB_WORDS", self.cb_words);
-            let span = (2 * self.chunks as u64).next_power_of_two();
-            constant("OURO_CB_SPAN", span);
-            constant("OURO_CB_MOVE", span / 2);
-        }
-        if self.qc_words > 0 {
-            constant("OURO_QC_START", self.qc_words);
-            constant("OURO_QC_NEXT", self.qc_words + self.chunks as u64);
-            constant("OURO_QC_COUNT", self.qc_words + 2 * self.chunks as u64);
-        }
-        if self.queue_kind == QueueKind::VirtualLinked {
-            constant("OURO_VL_TRAIL", self.vl_trail());
-        }
-        constant("OURO_QUEUE_RESERVE", self.queue_reserve());
-        let mut switch = |name: &str, values: &[u64]| {
-            let _ = writeln!(s, "fn {name}(q: u32) -> u32 {{\n    switch q {{");
-            for (q, v) in values.iter().enumerate() {
-                let _ = writeln!(s, "        case {q}u: {{ return {v}u; }}");
-            }
-            let _ = writeln!(s, "        default: {{ return 0u; }}\n    }}\n}}");
-        };
-        let bases: Vec<u64> = self.rings.iter().map(|r| r.0).collect();
-        let masks: Vec<u64> = self.rings.iter().map(|r| r.1.max(1) - 1).collect();
-        switch("ouro_ring_base", &bases);
-        switch("ouro_ring_mask", &masks);
-        switch("ouro_chunk_limit", &self.chunk_limit);
-        if self.queue_kind != QueueKind::Standard {
-            let bases: Vec<u64> = self.vaq.iter().map(|v| v.0).collect();
-            let masks: Vec<u64> = self.vaq.iter().map(|v| v.1 - 1).collect();
-            switch("ouro_vaq_base", &bases);
-            switch("ouro_vaq_mask", &masks);
-        }
-    }
 }
 
 fn prev_power_of_two(x: u64) -> u64 {
@@ -516,104 +427,4 @@ fn prev_power_of_two(x: u64) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn params(bytes: u64, stride: u64) -> OuroParams {
-        OuroParams {
-            bytes,
-            segment_stride: stride,
-            chunk_size: 8192,
-            min_page_size: 16,
-            max_alloc: 64 << 10,
-            max_binding: 128 << 20,
-            queue_kind: QueueKind::Standard,
-            chunk_based: false,
-        }
-    }
-
-    #[test]
-    fn ten_base_classes_and_three_runs() {
-        let g = OuroGeometry::plan(&params(1 << 20, 256 << 10)).unwrap();
-        assert_eq!(g.chunks, 128);
-        assert_eq!(g.base_classes, 10);
-        assert_eq!(g.classes, 13);
-        assert_eq!(g.max_alloc, 64 << 10);
-        assert_eq!(g.capacity_for(64 << 10), 16);
-        assert_eq!(g.capacity_for(16), 65536);
-        assert_eq!(g.capacity_for(8192), 128);
-        assert_eq!(g.granted_bytes(100), 128);
-        assert_eq!(g.granted_bytes(9000), 16384);
-    }
-
-    #[test]
-    fn large_heaps_cap_small_class_rings_to_fit_a_binding() {
-        let g = OuroGeometry::plan(&params(512 << 20, 128 << 20)).unwrap();
-        assert!(g.meta_words * 4 <= 128 << 20);
-        assert!(g.capacity_for(16) < (512 << 20) / 16);
-        assert!(g.capacity_for(16) >= 1 << 20);
-        assert_eq!(g.capacity_for(8192), 65536);
-    }
-
-    #[test]
-    fn virtual_array_queues_take_little_metadata() {
-        let mut p = params(512 << 20, 128 << 20);
-        p.queue_kind = QueueKind::VirtualArray;
-        let g = OuroGeometry::plan(&p).unwrap();
-        assert_eq!(g.vaq.len(), 10);
-        assert_eq!(g.vaq[0].1, 32768); // 2 x 32 Mi pages / 2048 per queue chunk
-        assert!(g.meta_words * 4 < 16 << 20);
-        assert!(g.capacity_for(16) > (500 << 20) / 16);
-    }
-
-    #[test]
-    fn chunk_based_virtual_queues_plan_token_logs() {
-        for kind in [QueueKind::VirtualArray, QueueKind::VirtualLinked] {
-            let mut p = params(1 << 20, 256 << 10);
-            p.queue_kind = kind;
-            p.chunk_based = true;
-            let g = OuroGeometry::plan(&p).unwrap();
-            // Per-chunk queue-chunk words, token words, no rings for the chunk classes.
-            assert!(g.qc_words > 0 && g.cb_meta > 0);
-            assert!(g.rings[..10].iter().all(|r| r.1 == 0));
-            assert_eq!(g.chunk_limit[0], 128);
-            let slots = if kind == QueueKind::VirtualArray {
-                4
-            } else {
-                1
-            };
-            assert!(g.vaq.iter().all(|v| v.1 == slots), "{kind:?}");
-            let mut s = String::new();
-            g.wgsl(&mut s);
-            assert!(s.contains("const OURO_CB_SPAN: u32 = 256u;"));
-            assert!(s.contains("const OURO_CB_MOVE: u32 = 128u;"));
-            assert!(s.contains("OURO_QC_START"));
-        }
-    }
-
-    #[test]
-    fn bad_geometry_is_typed() {
-        let mut p = params(1 << 20, 256 << 10);
-        p.chunk_size = 3000;
-        assert!(matches!(
-            OuroGeometry::plan(&p),
-            Err(Error::InvalidConfig(_))
-        ));
-        let mut p = params(1 << 20, 256 << 10);
-        p.min_page_size = 8;
-        assert!(matches!(
-            OuroGeometry::plan(&p),
-            Err(Error::InvalidConfig(_))
-        ));
-        let mut p = params(1 << 20, 256 << 10);
-        p.min_page_size = 16384;
-        assert!(matches!(
-            OuroGeometry::plan(&p),
-            Err(Error::InvalidConfig(_))
-        ));
-        assert!(matches!(
-            OuroGeometry::plan(&params(4096, 4096)),
-            Err(Error::InvalidConfig(_))
-        ));
-    }
-}
+mod tests;

@@ -23,11 +23,11 @@ use crate::heap::GpuHeap;
 const INFO_QUEUE: u32 = 0x8000_0000;
 /// `BSEM_R_BITS` (sync/bulk_semaphore.wgsl): semaphore word 1 holds E above R.
 const BSEM_R_BITS: u32 = 20;
-/// Descriptor words `OQ_FILLING` (queues/index_queue.wgsl) and `VL_OLD` (queues/vlq.wgsl).
+/// Descriptor words `OQ_FILLING` (queues/index_queue.wgsl) and `VL_OLD` (queues/vlq_links.wgsl).
 const OQ_FILLING: u64 = 8;
 const VL_OLD: u64 = 7;
 /// Descriptor words of queues/index_queue.wgsl (front and back positions) and
-/// queues/vlq.wgsl (`VL_FRONT`).
+/// queues/vlq_links.wgsl (`VL_FRONT`).
 const OQ_FRONT_POS: u64 = 2;
 const OQ_BACK_POS: u64 = 3;
 const VL_FRONT: u64 = 5;
@@ -435,7 +435,7 @@ mod tests {
         let ouroboros = include_str!("../../shaders/ouroboros/ouroboros.wgsl");
         let semaphore = include_str!("../../shaders/sync/bulk_semaphore.wgsl");
         let index_queue = include_str!("../../shaders/queues/index_queue.wgsl");
-        let vlq = include_str!("../../shaders/queues/vlq.wgsl");
+        let vlq = include_str!("../../shaders/queues/vlq_links.wgsl");
         let vaq = include_str!("../../shaders/queues/vaq.wgsl");
         assert_eq!(INFO_QUEUE as u64, wgsl_const(ouroboros, "OURO_INFO_QUEUE"));
         assert_eq!(BSEM_R_BITS as u64, wgsl_const(semaphore, "BSEM_R_BITS"));

@@ -14,166 +14,17 @@
 //! validation errors are reported at the original file and line.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The built-in shader library, embedded in the binary.
-const LIBRARY: &[(&str, &str)] = &[
-    ("alloc.wgsl", include_str!("../shaders/alloc.wgsl")),
-    ("heap_init.wgsl", include_str!("../shaders/heap_init.wgsl")),
-    ("bump.wgsl", include_str!("../shaders/bump.wgsl")),
-    ("core/hash.wgsl", include_str!("../shaders/core/hash.wgsl")),
-    ("core/heap.wgsl", include_str!("../shaders/core/heap.wgsl")),
-    (
-        "core/stats.wgsl",
-        include_str!("../shaders/core/stats.wgsl"),
-    ),
-    (
-        "core/growth.wgsl",
-        include_str!("../shaders/core/growth.wgsl"),
-    ),
-    (
-        "random_walk/rw_bm.wgsl",
-        include_str!("../shaders/random_walk/rw_bm.wgsl"),
-    ),
-    (
-        "bench/kernels.wgsl",
-        include_str!("../shaders/bench/kernels.wgsl"),
-    ),
-    (
-        "bench/subgroup.wgsl",
-        include_str!("../shaders/bench/subgroup.wgsl"),
-    ),
-    (
-        "random_walk/walk.wgsl",
-        include_str!("../shaders/random_walk/walk.wgsl"),
-    ),
-    (
-        "random_walk/bitmap.wgsl",
-        include_str!("../shaders/random_walk/bitmap.wgsl"),
-    ),
-    (
-        "random_walk/rw.wgsl",
-        include_str!("../shaders/random_walk/rw.wgsl"),
-    ),
-    (
-        "random_walk/subgroup.wgsl",
-        include_str!("../shaders/random_walk/subgroup.wgsl"),
-    ),
-    (
-        "random_walk/corw.wgsl",
-        include_str!("../shaders/random_walk/corw.wgsl"),
-    ),
-    (
-        "random_walk/rw_malloc.wgsl",
-        include_str!("../shaders/random_walk/rw_malloc.wgsl"),
-    ),
-    (
-        "random_walk/tas.wgsl",
-        include_str!("../shaders/random_walk/tas.wgsl"),
-    ),
-    (
-        "sync/bulk_semaphore.wgsl",
-        include_str!("../shaders/sync/bulk_semaphore.wgsl"),
-    ),
-    (
-        "queues/index_queue.wgsl",
-        include_str!("../shaders/queues/index_queue.wgsl"),
-    ),
-    (
-        "queues/vaq.wgsl",
-        include_str!("../shaders/queues/vaq.wgsl"),
-    ),
-    (
-        "queues/vlq.wgsl",
-        include_str!("../shaders/queues/vlq.wgsl"),
-    ),
-    (
-        "ouroboros/ouroboros.wgsl",
-        include_str!("../shaders/ouroboros/ouroboros.wgsl"),
-    ),
-    (
-        "ouroboros/chunks.wgsl",
-        include_str!("../shaders/ouroboros/chunks.wgsl"),
-    ),
-    (
-        "ouroboros/spill.wgsl",
-        include_str!("../shaders/ouroboros/spill.wgsl"),
-    ),
-    (
-        "ouroboros/page_based.wgsl",
-        include_str!("../shaders/ouroboros/page_based.wgsl"),
-    ),
-    (
-        "ouroboros/chunk_tokens.wgsl",
-        include_str!("../shaders/ouroboros/chunk_tokens.wgsl"),
-    ),
-    (
-        "ouroboros/chunk_based.wgsl",
-        include_str!("../shaders/ouroboros/chunk_based.wgsl"),
-    ),
-    (
-        "ouroboros/growth.wgsl",
-        include_str!("../shaders/ouroboros/growth.wgsl"),
-    ),
-    (
-        "conformance/kernels.wgsl",
-        include_str!("../shaders/conformance/kernels.wgsl"),
-    ),
-];
+mod composed;
+mod library;
+
+pub use composed::{ComposedShader, ShaderError, SourceLocation};
+use library::LIBRARY;
 
 /// Prefix under which library files appear in error messages.
 const LIBRARY_PREFIX: &str = "gpu-heap/";
-
-/// A place in an original (not composed) source file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SourceLocation {
-    pub file: Arc<str>,
-    /// 1-based.
-    pub line: u32,
-    /// 1-based; 0 when unknown.
-    pub column: u32,
-}
-
-impl fmt::Display for SourceLocation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.column > 0 {
-            write!(f, "{}:{}:{}", self.file, self.line, self.column)
-        } else {
-            write!(f, "{}:{}", self.file, self.line)
-        }
-    }
-}
-
-/// Errors from composing or validating a shader; locations are in the original files.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ShaderError {
-    #[error(
-        "{at}: cannot find include \"{path}\" (looked next to the including file, in the \
-             registered sources and in gpu-heap's shader library)"
-    )]
-    IncludeNotFound { at: SourceLocation, path: String },
-
-    #[error("{at}: {message}")]
-    Directive { at: SourceLocation, message: String },
-
-    #[error("cannot read shader {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-
-    #[error("{at}: {message}")]
-    Parse { at: SourceLocation, message: String },
-
-    #[error("{}{message}", at.as_ref().map(|a| format!("{a}: ")).unwrap_or_default())]
-    Validation {
-        at: Option<SourceLocation>,
-        message: String,
-    },
-}
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum SourceId {
@@ -198,13 +49,6 @@ pub struct Composer {
     generated: HashMap<String, String>,
     registered: HashMap<String, String>,
     defines: HashSet<String>,
-}
-
-/// A composed shader: flat WGSL text plus the origin of each of its lines.
-#[derive(Clone, Debug)]
-pub struct ComposedShader {
-    source: String,
-    origins: Vec<SourceLocation>,
 }
 
 impl Composer {
@@ -483,83 +327,6 @@ fn normalize_library(dir: &str, path: &str) -> String {
         }
     }
     parts.join("/")
-}
-
-impl ComposedShader {
-    /// The flat WGSL text.
-    pub fn source(&self) -> &str {
-        &self.source
-    }
-
-    /// Where line `line` (1-based) of the composed text came from.
-    pub fn origin(&self, line: u32) -> Option<&SourceLocation> {
-        self.origins.get((line as usize).checked_sub(1)?)
-    }
-
-    fn locate(&self, span: naga::Span) -> Option<SourceLocation> {
-        if span == naga::Span::default() {
-            return None;
-        }
-        let loc = span.location(&self.source);
-        self.origin(loc.line_number).map(|o| SourceLocation {
-            column: loc.line_position,
-            ..o.clone()
-        })
-    }
-
-    /// Parses and validates the composed text with naga; errors point at original files.
-    pub fn validate(&self) -> Result<naga::Module, ShaderError> {
-        let module = naga::front::wgsl::parse_str(&self.source).map_err(|e| {
-            let mut labels = e.labels();
-            let primary = labels.next();
-            let at = primary
-                .and_then(|(span, _)| self.locate(span))
-                .unwrap_or_else(|| SourceLocation {
-                    file: "<composed>".into(),
-                    line: 0,
-                    column: 0,
-                });
-            let mut message = e.message().to_owned();
-            for (span, label) in primary.into_iter().chain(labels) {
-                if label.is_empty() {
-                    continue;
-                }
-                match self.locate(span) {
-                    Some(l) if l != at => message.push_str(&format!("\n  {l}: {label}")),
-                    _ => message.push_str(&format!("\n  {label}")),
-                }
-            }
-            ShaderError::Parse { at, message }
-        })?;
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::all(),
-        )
-        .validate(&module)
-        .map_err(|e| {
-            let mut spans = e.spans();
-            let primary = spans.next();
-            let at = primary.and_then(|(span, _)| self.locate(*span));
-            let mut message = error_chain(e.as_inner());
-            for (span, label) in primary.into_iter().chain(spans) {
-                if let Some(l) = self.locate(*span) {
-                    message.push_str(&format!("\n  {l}: {label}"));
-                }
-            }
-            ShaderError::Validation { at, message }
-        })?;
-        Ok(module)
-    }
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    text
 }
 
 /// The value of `const NAME: u32 = ...u;` (decimal or 0x hex) in a WGSL source: tests use it

@@ -1,0 +1,101 @@
+//! Planning tests: classes, ring sizes, metadata and typed geometry errors.
+
+use super::*;
+
+fn params(bytes: u64, stride: u64) -> OuroParams {
+    OuroParams {
+        bytes,
+        segment_stride: stride,
+        chunk_size: 8192,
+        min_page_size: 16,
+        max_alloc: 64 << 10,
+        max_binding: 128 << 20,
+        queue_kind: QueueKind::Standard,
+        chunk_based: false,
+    }
+}
+
+#[test]
+fn ten_base_classes_and_three_runs() {
+    let g = OuroGeometry::plan(&params(1 << 20, 256 << 10)).unwrap();
+    assert_eq!(g.chunks, 128);
+    assert_eq!(g.base_classes, 10);
+    assert_eq!(g.classes, 13);
+    assert_eq!(g.max_alloc, 64 << 10);
+    assert_eq!(g.capacity_for(64 << 10), 16);
+    assert_eq!(g.capacity_for(16), 65536);
+    assert_eq!(g.capacity_for(8192), 128);
+    assert_eq!(g.granted_bytes(100), 128);
+    assert_eq!(g.granted_bytes(9000), 16384);
+}
+
+#[test]
+fn large_heaps_cap_small_class_rings_to_fit_a_binding() {
+    let g = OuroGeometry::plan(&params(512 << 20, 128 << 20)).unwrap();
+    assert!(g.meta_words * 4 <= 128 << 20);
+    assert!(g.capacity_for(16) < (512 << 20) / 16);
+    assert!(g.capacity_for(16) >= 1 << 20);
+    assert_eq!(g.capacity_for(8192), 65536);
+}
+
+#[test]
+fn virtual_array_queues_take_little_metadata() {
+    let mut p = params(512 << 20, 128 << 20);
+    p.queue_kind = QueueKind::VirtualArray;
+    let g = OuroGeometry::plan(&p).unwrap();
+    assert_eq!(g.vaq.len(), 10);
+    assert_eq!(g.vaq[0].1, 32768); // 2 x 32 Mi pages / 2048 per queue chunk
+    assert!(g.meta_words * 4 < 16 << 20);
+    assert!(g.capacity_for(16) > (500 << 20) / 16);
+}
+
+#[test]
+fn chunk_based_virtual_queues_plan_token_logs() {
+    for kind in [QueueKind::VirtualArray, QueueKind::VirtualLinked] {
+        let mut p = params(1 << 20, 256 << 10);
+        p.queue_kind = kind;
+        p.chunk_based = true;
+        let g = OuroGeometry::plan(&p).unwrap();
+        // Per-chunk queue-chunk words, token words, no rings for the chunk classes.
+        assert!(g.qc_words > 0 && g.cb_meta > 0);
+        assert!(g.rings[..10].iter().all(|r| r.1 == 0));
+        assert_eq!(g.chunk_limit[0], 128);
+        let slots = if kind == QueueKind::VirtualArray {
+            4
+        } else {
+            1
+        };
+        assert!(g.vaq.iter().all(|v| v.1 == slots), "{kind:?}");
+        let mut s = String::new();
+        g.wgsl(&mut s);
+        assert!(s.contains("const OURO_CB_SPAN: u32 = 256u;"));
+        assert!(s.contains("const OURO_CB_MOVE: u32 = 128u;"));
+        assert!(s.contains("OURO_QC_START"));
+    }
+}
+
+#[test]
+fn bad_geometry_is_typed() {
+    let mut p = params(1 << 20, 256 << 10);
+    p.chunk_size = 3000;
+    assert!(matches!(
+        OuroGeometry::plan(&p),
+        Err(Error::InvalidConfig(_))
+    ));
+    let mut p = params(1 << 20, 256 << 10);
+    p.min_page_size = 8;
+    assert!(matches!(
+        OuroGeometry::plan(&p),
+        Err(Error::InvalidConfig(_))
+    ));
+    let mut p = params(1 << 20, 256 << 10);
+    p.min_page_size = 16384;
+    assert!(matches!(
+        OuroGeometry::plan(&p),
+        Err(Error::InvalidConfig(_))
+    ));
+    assert!(matches!(
+        OuroGeometry::plan(&params(4096, 4096)),
+        Err(Error::InvalidConfig(_))
+    ));
+}

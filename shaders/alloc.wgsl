@@ -19,9 +19,9 @@
 //   - free of something that is not a live allocation is counted as HEAP_INVALID_FREE
 //     wherever the strategy can tell, and then changes nothing.
 //
-// The strategy (exactly one) is selected by the generated configuration, which also declares
-// the heap's bindings; each strategy module provides strategy_malloc, strategy_free and
-// strategy_init with the signatures used below.
+// The strategy (exactly one) is included through generated/strategy.wgsl, and the generated
+// configuration declares the heap's bindings; each strategy's entry file provides
+// strategy_malloc, strategy_free and strategy_init with the signatures used below.
 //
 // Growth hooks (a heap with HeapConfig::max_size above its size; see core/growth.wgsl).
 // Every strategy whose Strategy::supports_growth() is true provides, besides the three
@@ -42,10 +42,10 @@
 // HEAP_PRESSURE_OOM for every HEAP_OUT_OF_MEMORY.
 // During a trim check HEAP_COMMITTED still reads `from`; no malloc or free runs during any
 // hook. The entry points calling them (heap_init.wgsl) exist only in growable builds.
-// To add a strategy: these hooks, its name in Strategy::supports_growth (src/config.rs),
-// its share count in HeapLayout::trim_check_invocations (src/layout/mod.rs), its free-count
-// item size in HeapLayout::item_units (for the watermark), and it joins the growth
-// conformance scenario (tests/conformance.rs).
+// To add a strategy: its entry file provides the functions above, and on the host it is a
+// line of the registry in src/strategy.rs, planned by its family's StrategyPlan (which
+// names the entry file, the init and trim-check invocation counts and the free count's
+// item size); docs/architecture.md has the recipe.
 // Strategies without the hooks: Strategy::supports_growth() false, and planning a heap
 // that can grow returns Error::GrowthUnsupported.
 //
@@ -57,24 +57,8 @@
 #include "core/growth.wgsl"
 #include "core/heap.wgsl"
 
-#ifdef GPU_HEAP_BUMP
-#include "bump.wgsl"
-#endif
-#ifdef GPU_HEAP_RW_BM
-#include "random_walk/rw_bm.wgsl"
-#endif
-#ifdef GPU_HEAP_RW
-#include "random_walk/rw.wgsl"
-#endif
-#ifdef GPU_HEAP_CORW
-#include "random_walk/corw.wgsl"
-#endif
-#ifdef GPU_HEAP_RW_MALLOC
-#include "random_walk/rw_malloc.wgsl"
-#endif
-#ifdef GPU_HEAP_OURO
-#include "ouroboros/ouroboros.wgsl"
-#endif
+// The strategy's entry file, named by its family on the host (src/strategy.rs).
+#include "generated/strategy.wgsl"
 
 var<private> heap_status: u32 = HEAP_OK;
 

@@ -9,8 +9,10 @@ use crate::layout::{DeviceCaps, HeapLayout, SegmentBindingKind};
 use crate::shader::{ComposedShader, Composer};
 use crate::stats::{HeapStats, RawStats, STAT_WORDS};
 
-/// The path under which the heap's generated configuration is included.
+/// The paths under which the heap's generated configuration and its strategy's entry file
+/// are included (shaders/alloc.wgsl).
 const GENERATED_CONFIG: &str = "generated/config.wgsl";
+const GENERATED_STRATEGY: &str = "generated/strategy.wgsl";
 
 /// A device-side heap: storage buffers that compute shaders allocate from with `malloc`.
 ///
@@ -345,7 +347,9 @@ impl GpuHeap {
 }
 
 fn composer_for(layout: &HeapLayout) -> Composer {
-    Composer::new().with_generated(GENERATED_CONFIG, layout.config_wgsl())
+    Composer::new()
+        .with_generated(GENERATED_CONFIG, layout.config_wgsl())
+        .with_generated(GENERATED_STRATEGY, layout.strategy_wgsl())
 }
 
 /// A composer that resolves `#include "alloc.wgsl"` for a heap of `config` on a device with

@@ -25,6 +25,7 @@
 //! ```
 
 pub mod bench;
+mod bump;
 mod config;
 pub mod conformance;
 mod error;
@@ -36,8 +37,9 @@ mod ouroboros;
 pub mod random_walk;
 pub mod shader;
 mod stats;
+mod strategy;
 
-pub use config::{HeapConfig, SegmentBinding, Statistics, Strategy};
+pub use config::{HeapConfig, SegmentBinding, Statistics};
 pub use error::{Error, Result};
 pub use gpu::{
     buffer_group, buffer_group_layout, device_features, read_buffer, submit_and_wait, wait_for,
@@ -49,3 +51,4 @@ pub use layout::{HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BY
 pub use ouroboros::{ClassReport, EnqueueFailures, OuroborosReport, PageEvents};
 pub use shader::{ComposedShader, Composer, ShaderError, SourceLocation};
 pub use stats::{Failures, HeapStats, RawStats};
+pub use strategy::Strategy;

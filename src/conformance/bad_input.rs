@@ -20,7 +20,7 @@ pub(super) fn device_bad_input(
     let got = &tally[TALLY_BAD_INPUT..TALLY_BAD_INPUT + 9];
     // Statuses: 0 ok, 3 invalid request, 4 invalid free. Steps: malloc(0), malloc(max + 1),
     // malloc(u32::MAX), free(NULL), malloc(16), free(p + 1), free(u32::MAX), free(p), free(p).
-    let (want, invalid_frees): ([u32; 9], u64) = if strategy == Strategy::Bump {
+    let (want, invalid_frees): ([u32; 9], u64) = if !strategy.detects_double_free() {
         // Bump rejects handles past its head (p + 1 is, on a fresh heap) but cannot tell a
         // freed block from a live one.
         ([3, 3, 3, 0, 0, 4, 4, 0, 0], 2)
@@ -105,7 +105,7 @@ pub(super) fn host_bad_input(
         ),
         |e| matches!(e, Error::TooLarge { .. }),
     );
-    if matches!(strategy, Strategy::RwBm | Strategy::Rw | Strategy::Corw) {
+    if strategy.has_fixed_pages() {
         expect(
             "page size 48",
             GpuHeap::with_config(device, queue, base.clone().page_size(48)),

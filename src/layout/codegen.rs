@@ -9,6 +9,12 @@ use crate::config::Statistics;
 use super::{HeapLayout, SegmentBindingKind};
 
 impl HeapLayout {
+    /// The WGSL of `generated/strategy.wgsl`: the include of the strategy's entry file,
+    /// which `alloc.wgsl` includes in turn.
+    pub fn strategy_wgsl(&self) -> String {
+        format!("#include \"../{}\"\n", self.plan.get().entry_file())
+    }
+
     /// The WGSL of `generated/config.wgsl`: constants, the strategy's define, and bindings.
     pub fn config_wgsl(&self) -> String {
         let mut s = String::new();
@@ -39,12 +45,9 @@ impl HeapLayout {
         if self.growable {
             let _ = writeln!(s, "#define GPU_HEAP_GROWABLE");
         }
-        for define in self.walk.map_or(vec![], |w| w.defines()) {
-            let _ = writeln!(s, "#define {define}");
-        }
     }
 
-    /// The heap's `const`s, then the strategy's own (random walk or Ouroboros).
+    /// The heap's `const`s, then the strategy family's defines and constants.
     fn write_constants(&self, s: &mut String) {
         let mut constant = |name: &str, value: u64| {
             let _ = writeln!(s, "const {name}: u32 = {value}u;");
@@ -57,12 +60,7 @@ impl HeapLayout {
         constant("HEAP_META_WORDS", self.meta_words);
         constant("HEAP_GROWTH", self.growth_word);
         constant("STRATEGY_INIT_INVOCATIONS", self.init_invocations() as u64);
-        for (name, value) in self.walk.map_or(vec![], |w| w.wgsl()) {
-            constant(name, value);
-        }
-        if let Some(o) = &self.ouro {
-            o.wgsl(s);
-        }
+        self.plan.get().wgsl(s);
     }
 
     /// heap_meta's binding, then the segments' bindings and accessor functions.

@@ -11,12 +11,16 @@ mod segments;
 
 use crate::config::{Statistics, Strategy};
 use crate::ouroboros::OuroGeometry;
-use crate::random_walk::{self, WalkGeometry};
+use crate::random_walk::WalkGeometry;
+use crate::strategy::{FamilyPlan, StrategyPlan};
 
 pub(crate) use segments::DeviceCaps;
 
 /// Bytes per heap unit; handles count units, so this is also malloc's alignment.
 pub const UNIT_BYTES: u64 = 16;
+
+/// Words of heap_meta reserved for a strategy's scalars, after the statistics.
+pub(crate) const STRATEGY_SCALAR_WORDS: u64 = 16;
 
 /// Features that binding-array segments need.
 pub const BINDING_ARRAY_FEATURES: wgpu::Features = wgpu::Features::BUFFER_BINDING_ARRAY
@@ -48,11 +52,10 @@ pub struct HeapLayout {
     pub max_alloc: u32,
     pub bind_group_index: u32,
     pub statistics: Statistics,
-    /// Random-walk strategies' geometry (src/random_walk).
-    pub(crate) walk: Option<WalkGeometry>,
     /// Instrumented build (`#define GPU_HEAP_COUNT_STEPS`).
     pub count_steps: bool,
-    pub(crate) ouro: Option<OuroGeometry>,
+    /// The strategy family's plan (src/strategy.rs).
+    pub(crate) plan: FamilyPlan,
     /// Every segment is bound a second time as `array<atomic<u32>>` (after the plain views),
     /// for strategies that keep queues inside the heap.
     pub atomic_segments: bool,
@@ -76,36 +79,43 @@ impl HeapLayout {
         self.committed_bytes(self.initial_segments)
     }
 
+    /// The family's plan behind the strategy seam.
+    fn family(&self) -> &dyn StrategyPlan {
+        self.plan.get()
+    }
+
+    /// The Ouroboros geometry, for Ouroboros heaps.
+    pub(crate) fn ouro(&self) -> Option<&OuroGeometry> {
+        match &self.plan {
+            FamilyPlan::Ouroboros(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// The random-walk geometry, for random-walk heaps.
+    pub(crate) fn walk(&self) -> Option<&WalkGeometry> {
+        match &self.plan {
+            FamilyPlan::RandomWalk(w) => Some(w),
+            _ => None,
+        }
+    }
+
     /// 16-byte units of the strategy's free count (a page or RW_malloc unit; 1 for bump;
     /// a chunk for Ouroboros, whose free count is its fresh chunks).
     pub(crate) fn item_units(&self) -> u64 {
-        if let Some(o) = &self.ouro {
-            return o.chunk_units as u64;
-        }
-        self.walk.map_or(1, |w| w.item_units as u64)
+        self.family().item_units()
     }
 
-    /// Invocations of the trim check between `to` and `from` committed units: one per
-    /// bitmap word (32 pages or units) of the random walks, one for bump, one per chunk
-    /// for Ouroboros.
+    /// Invocations of the trim check between `to` and `from` committed units (one per
+    /// bitmap word of the random walks, one for bump, one per chunk for Ouroboros).
     pub(crate) fn trim_check_invocations(&self, to_units: u64, from_units: u64) -> u32 {
-        if let Some(o) = &self.ouro {
-            let units = o.chunk_units as u64;
-            return (from_units.div_ceil(units) - to_units / units).max(1) as u32;
-        }
-        match self.walk {
-            None => 1,
-            Some(_) => {
-                let (to, from) = (to_units / self.item_units(), from_units / self.item_units());
-                (from.div_ceil(32) - to / 32).max(1) as u32
-            }
-        }
+        self.family().trim_check_invocations(to_units, from_units)
     }
 
     /// The strategy the shaders are compiled as: the configured one, except CoRW on a
     /// device without subgroups, which runs as RW-BM (same state, same free).
     pub fn compiled(&self) -> Strategy {
-        self.walk.map_or(self.strategy, |w| w.compiled)
+        self.family().compiled(self.strategy)
     }
 
     /// User-memory units of 16 bytes.
@@ -120,51 +130,23 @@ impl HeapLayout {
 
     /// Invocations of the strategy's init pass (`STRATEGY_INIT_INVOCATIONS` in WGSL).
     pub fn init_invocations(&self) -> u32 {
-        match self.strategy {
-            Strategy::Bump => 0,
-            s if random_walk::is_random_walk(s) => 1,
-            Strategy::OuroPS | Strategy::OuroPVA | Strategy::OuroPVL => 0,
-            // The chunk-based front end marks every chunk's count (chunk_based.wgsl).
-            Strategy::OuroCS | Strategy::OuroCVA | Strategy::OuroCVL => {
-                self.ouro.as_ref().map_or(0, |o| o.chunks.min(1 << 20))
-            }
-            _ => 0,
-        }
+        self.family().init_invocations()
     }
 
     /// How many allocations of `size` bytes fit in an empty heap.
     pub fn capacity_for(&self, size: u32) -> u64 {
-        if let Some(o) = &self.ouro {
-            return o.capacity_for(size);
-        }
-        match self.walk {
-            Some(w) => w.capacity_for(size, &self.segment_sizes),
-            None => {
-                // Bump: blocks do not cross segments.
-                let units = (size as u64).div_ceil(UNIT_BYTES).max(1);
-                self.segment_sizes
-                    .iter()
-                    .map(|s| s / UNIT_BYTES / units)
-                    .sum()
-            }
-        }
+        self.family().capacity_for(size, &self.segment_sizes)
     }
 
     /// Chunks that page producers of Ouroboros classes on virtualized queues leave free for
     /// queue chunks (`OURO_QUEUE_RESERVE`); 0 for every other strategy.
     pub fn queue_reserve_chunks(&self) -> u64 {
-        self.ouro.as_ref().map_or(0, |o| o.queue_reserve())
+        self.family().queue_reserve_chunks()
     }
 
     /// Bytes a malloc of `size` takes from the heap.
     pub fn granted_bytes(&self, size: u32) -> u64 {
-        if let Some(o) = &self.ouro {
-            return o.granted_bytes(size);
-        }
-        match self.walk {
-            Some(w) => w.granted_bytes(size),
-            None => (size as u64).div_ceil(UNIT_BYTES) * UNIT_BYTES,
-        }
+        self.family().granted_bytes(size)
     }
 }
 
@@ -222,7 +204,7 @@ mod tests {
                 &caps(128 << 20, true),
             )
             .unwrap();
-            let (o, f) = (l.ouro.as_ref().unwrap(), fixed.ouro.as_ref().unwrap());
+            let (o, f) = (l.ouro().unwrap(), fixed.ouro().unwrap());
             // Chunks, live bits, rings and chunk limits as for a fixed heap of the maximum.
             assert_eq!(o.chunks, 1024, "{strategy}");
             assert_eq!(

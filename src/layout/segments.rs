@@ -1,20 +1,12 @@
 //! Segment planning: how a configuration and the device's limits split the heap into
 //! power-of-two segments, choose their bindings and size heap_meta ([`HeapLayout::plan`]).
 
-use crate::config::{HeapConfig, SegmentBinding, Strategy};
+use crate::config::{HeapConfig, SegmentBinding};
 use crate::error::{Error, Result};
-use crate::ouroboros::{OuroGeometry, OuroParams, QueueKind};
-use crate::random_walk;
-use crate::stats::STAT_WORDS;
+use crate::strategy::{FamilyPlan, PlanInput};
 
 use super::{HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BYTES};
 
-/// Largest bump allocation (see bump.wgsl: keeps its head from wrapping).
-const BUMP_MAX_ALLOC: u64 = 64 << 10;
-/// Largest bump heap in units (see bump.wgsl).
-const BUMP_MAX_UNITS: u64 = 1 << 31;
-/// Words of heap_meta reserved for a strategy's scalars, after the statistics.
-const STRATEGY_SCALAR_WORDS: u64 = 16;
 /// Words of the growth block at the end of heap_meta (shaders/core/growth.wgsl).
 const GROWTH_WORDS: u64 = 8;
 
@@ -72,9 +64,6 @@ impl HeapLayout {
                 "handles are u32 counts of 16-byte units, which reach 64 GiB - 16 bytes".into(),
             ));
         }
-        if config.strategy == Strategy::Bump && units > BUMP_MAX_UNITS {
-            return Err(too_large("the bump allocator holds at most 32 GiB".into()));
-        }
 
         // Segment stride: a power of two no larger than one binding, one buffer, or the cap.
         let limits = &caps.limits;
@@ -110,54 +99,21 @@ impl HeapLayout {
 
         let binding = resolve_binding(config, caps, segment_count)?;
 
-        let (max_alloc, walk) = match config.strategy {
-            Strategy::Bump => (BUMP_MAX_ALLOC.min(stride).min(bytes), None),
-            s if random_walk::is_random_walk(s) => {
-                let (max, geometry) =
-                    random_walk::plan(config, caps, bytes, stride, segment_count)?;
-                (max, Some(geometry))
-            }
-            // Ouroboros is planned below; its geometry sets max_alloc.
-            s if s.is_ouroboros() => (0, None),
-            s => {
-                return Err(Error::InvalidConfig(format!(
-                    "strategy {s} is not planned by this build"
-                )))
-            }
-        };
-        let ouro = if config.strategy.is_ouroboros() {
-            Some(OuroGeometry::plan(&OuroParams {
-                bytes,
-                segment_stride: stride,
-                chunk_size: config.chunk_size,
-                min_page_size: config.min_page_size,
-                max_alloc: config.ouro_max_alloc,
-                max_binding: limits
-                    .max_storage_buffer_binding_size
-                    .min(limits.max_buffer_size),
-                chunk_based: config.strategy.is_chunk_based_ouroboros(),
-                queue_kind: match config.strategy {
-                    Strategy::OuroPVA | Strategy::OuroCVA => QueueKind::VirtualArray,
-                    Strategy::OuroPVL | Strategy::OuroCVL => QueueKind::VirtualLinked,
-                    _ => QueueKind::Standard,
-                },
-            })?)
-        } else {
-            None
-        };
-        let max_alloc = ouro.as_ref().map_or(max_alloc, |o| o.max_alloc as u64);
-
-        let growth_word = match &ouro {
-            Some(o) => o.meta_words,
-            None => STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + walk.map_or(0, |w| w.state_words),
-        };
+        let max_binding = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let plan = FamilyPlan::plan(&PlanInput {
+            config,
+            caps,
+            bytes,
+            stride,
+            segment_count,
+            max_binding,
+        })?;
+        let growth_word = plan.get().state_end_word();
         let meta_words = growth_word + GROWTH_WORDS;
         let meta_bytes = meta_words * 4;
-        if meta_bytes
-            > limits
-                .max_storage_buffer_binding_size
-                .min(limits.max_buffer_size)
-        {
+        if meta_bytes > max_binding {
             return Err(too_large(format!(
                 "its metadata ({meta_bytes} bytes) exceeds one storage binding; use larger pages"
             )));
@@ -170,12 +126,11 @@ impl HeapLayout {
             segment_shift,
             binding,
             meta_words,
-            max_alloc: max_alloc as u32,
+            max_alloc: plan.get().max_alloc() as u32,
             bind_group_index: config.bind_group_index,
             statistics: config.statistics,
-            walk,
             count_steps: config.count_steps,
-            ouro,
+            plan,
             atomic_segments: config.strategy.needs_atomic_segments(),
             growable,
             initial_segments,
@@ -287,6 +242,7 @@ fn resolve_binding(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::Strategy;
 
     /// Limits for planning tests: `binding` bytes per storage binding, 64 bindings, and
     /// binding arrays where `arrays`.
@@ -331,7 +287,7 @@ pub(super) mod tests {
         assert_eq!(l.bytes, 1008);
         assert_eq!(l.segment_sizes, vec![1008]);
         assert_eq!(l.segment_shift, 6);
-        assert_eq!(l.walk.unwrap().items, 3);
+        assert_eq!(l.walk().unwrap().items, 3);
     }
 
     #[test]
@@ -358,7 +314,7 @@ pub(super) mod tests {
         assert_eq!(l.initial_bytes(), 64 << 20);
         assert!(l.config_wgsl().contains("#define GPU_HEAP_GROWABLE"));
         // Bitmaps are sized for the maximum.
-        assert_eq!(l.walk.unwrap().items, (1 << 30) / 256);
+        assert_eq!(l.walk().unwrap().items, (1 << 30) / 256);
         // Not growable: no define, everything committed.
         let fixed = HeapLayout::plan(&HeapConfig::new(64 << 20), &caps(128 << 20, true)).unwrap();
         assert!(!fixed.growable);

@@ -40,6 +40,7 @@
 use crate::error::{Error, Result};
 use crate::layout::UNIT_BYTES;
 use crate::stats::STAT_WORDS;
+use crate::strategy::StrategyPlan;
 
 mod codegen;
 mod report;
@@ -428,3 +429,52 @@ fn prev_power_of_two(x: u64) -> u64 {
 
 #[cfg(test)]
 mod tests;
+
+impl StrategyPlan for OuroGeometry {
+    fn entry_file(&self) -> &'static str {
+        "ouroboros/ouroboros.wgsl"
+    }
+
+    fn max_alloc(&self) -> u64 {
+        self.max_alloc as u64
+    }
+
+    fn state_end_word(&self) -> u64 {
+        self.meta_words
+    }
+
+    fn wgsl(&self, s: &mut String) {
+        OuroGeometry::wgsl(self, s)
+    }
+
+    /// The chunk-based front end marks every chunk's count (chunk_based.wgsl).
+    fn init_invocations(&self) -> u32 {
+        if self.cb_words > 0 {
+            self.chunks.min(1 << 20)
+        } else {
+            0
+        }
+    }
+
+    fn item_units(&self) -> u64 {
+        self.chunk_units as u64
+    }
+
+    /// One invocation per chunk.
+    fn trim_check_invocations(&self, to_units: u64, from_units: u64) -> u32 {
+        let units = self.chunk_units as u64;
+        (from_units.div_ceil(units) - to_units / units).max(1) as u32
+    }
+
+    fn capacity_for(&self, size: u32, _: &[u64]) -> u64 {
+        OuroGeometry::capacity_for(self, size)
+    }
+
+    fn granted_bytes(&self, size: u32) -> u64 {
+        OuroGeometry::granted_bytes(self, size)
+    }
+
+    fn queue_reserve_chunks(&self) -> u64 {
+        self.queue_reserve()
+    }
+}

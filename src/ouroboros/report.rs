@@ -267,7 +267,7 @@ impl GpuHeap {
     /// snapshot for diagnostics and tests: read it between dispatches, when no malloc or free
     /// is in flight. `None` for other strategies.
     pub fn ouroboros_report(&self) -> Result<Option<OuroborosReport>> {
-        let Some(g) = &self.layout.ouro else {
+        let Some(g) = self.layout.ouro() else {
             return Ok(None);
         };
         let head = self.read_meta(0, g.chunk_info + g.chunks as u64)?;

@@ -12,9 +12,13 @@
 pub mod tas;
 pub mod utilisation;
 
-use crate::config::{HeapConfig, Strategy};
+use std::fmt::Write as _;
+
 use crate::error::{Error, Result};
-use crate::layout::{DeviceCaps, UNIT_BYTES};
+use crate::layout::{STRATEGY_SCALAR_WORDS, UNIT_BYTES};
+use crate::stats::STAT_WORDS;
+use crate::strategy::{PlanInput, StrategyPlan};
+use crate::Strategy;
 
 /// heap_meta words of the walk state (keep in sync with shaders/random_walk/walk.wgsl).
 pub(crate) const WALK_STEPS: u64 = crate::stats::STAT_WORDS as u64 + 8;
@@ -42,24 +46,20 @@ pub(crate) struct WalkGeometry {
     pub max_items: u32,
     /// RW_malloc aggregates within subgroups.
     pub subgroups: bool,
+    /// Largest malloc in bytes.
+    pub max_alloc: u64,
 }
 
-pub(crate) fn is_random_walk(s: Strategy) -> bool {
-    matches!(
-        s,
-        Strategy::Rw | Strategy::RwBm | Strategy::Corw | Strategy::RwMalloc
-    )
-}
-
-/// Plans a random-walk heap of `bytes` in segments of `stride` bytes (`segments` of them).
-/// Returns the largest malloc in bytes and the geometry.
-pub(crate) fn plan(
-    config: &HeapConfig,
-    caps: &DeviceCaps,
-    bytes: u64,
-    stride: u64,
-    segments: u64,
-) -> Result<(u64, WalkGeometry)> {
+/// Plans a random-walk heap of `bytes` in segments of `stride` bytes.
+pub(crate) fn plan(input: &PlanInput) -> Result<WalkGeometry> {
+    let &PlanInput {
+        config,
+        caps,
+        bytes,
+        stride,
+        segment_count: segments,
+        ..
+    } = input;
     let subgroups = caps.features.contains(wgpu::Features::SUBGROUP);
     let power_of_two = |what: &str, value: u64| {
         if !value.is_power_of_two() || value < UNIT_BYTES {
@@ -116,8 +116,9 @@ pub(crate) fn plan(
             },
             max_items: (max_alloc / unit) as u32,
             subgroups,
+            max_alloc,
         };
-        return Ok((max_alloc, geometry));
+        return Ok(geometry);
     }
     let page = config.page_size as u64;
     power_of_two("page_size", page)?;
@@ -155,12 +156,77 @@ pub(crate) fn plan(
         segment_words: 0,
         max_items: 1,
         subgroups,
+        max_alloc: page,
     };
-    Ok((page, geometry))
+    Ok(geometry)
 }
 
-impl WalkGeometry {
-    pub fn capacity_for(&self, size: u32, segment_sizes: &[u64]) -> u64 {
+impl StrategyPlan for WalkGeometry {
+    fn entry_file(&self) -> &'static str {
+        match self.compiled {
+            Strategy::Rw => "random_walk/rw.wgsl",
+            Strategy::Corw => "random_walk/corw.wgsl",
+            Strategy::RwMalloc => "random_walk/rw_malloc.wgsl",
+            _ => "random_walk/rw_bm.wgsl",
+        }
+    }
+
+    fn compiled(&self, _: Strategy) -> Strategy {
+        self.compiled
+    }
+
+    fn max_alloc(&self) -> u64 {
+        self.max_alloc
+    }
+
+    fn state_end_word(&self) -> u64 {
+        STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + self.state_words
+    }
+
+    fn wgsl(&self, s: &mut String) {
+        if self.compiled == Strategy::RwMalloc && self.subgroups {
+            let _ = writeln!(s, "#define GPU_HEAP_SUBGROUPS");
+        }
+        let shift = self.item_units.trailing_zeros() as u64;
+        let constants = if self.compiled == Strategy::RwMalloc {
+            [
+                ("RWM_UNITS", self.items as u64),
+                ("RWM_UNIT_SHIFT", shift),
+                ("RWM_WORDS", self.bitmap_words as u64),
+                ("RWM_SEGMENT_WORDS", self.segment_words as u64),
+                ("RWM_MAX_UNITS", self.max_items as u64),
+            ]
+        } else {
+            [
+                ("RWBM_PAGES", self.items as u64),
+                ("RWBM_PAGE_UNITS", self.item_units as u64),
+                ("RWBM_PAGE_SHIFT", shift),
+                ("RWBM_BITMAP_WORDS", self.bitmap_words as u64),
+                ("RWBM_SUMMARY_WORDS", self.bitmap_words.div_ceil(32) as u64),
+            ]
+        };
+        for (name, value) in constants {
+            let _ = writeln!(s, "const {name}: u32 = {value}u;");
+        }
+    }
+
+    /// One invocation clears the walk state's scalars (the bitmaps start zeroed).
+    fn init_invocations(&self) -> u32 {
+        1
+    }
+
+    fn item_units(&self) -> u64 {
+        self.item_units as u64
+    }
+
+    /// One invocation per bitmap word (32 pages or units).
+    fn trim_check_invocations(&self, to_units: u64, from_units: u64) -> u32 {
+        let unit = self.item_units as u64;
+        let (to, from) = (to_units / unit, from_units / unit);
+        (from.div_ceil(32) - to / 32).max(1) as u32
+    }
+
+    fn capacity_for(&self, size: u32, segment_sizes: &[u64]) -> u64 {
         if self.compiled != Strategy::RwMalloc {
             return self.items as u64;
         }
@@ -178,47 +244,16 @@ impl WalkGeometry {
             .sum()
     }
 
-    pub fn granted_bytes(&self, size: u32) -> u64 {
+    fn granted_bytes(&self, size: u32) -> u64 {
         let unit = self.item_units as u64 * UNIT_BYTES;
         if self.compiled != Strategy::RwMalloc {
             return unit;
         }
         (size as u64).div_ceil(unit).max(1) * unit
     }
-
-    /// The WGSL constants and defines of this geometry.
-    pub fn wgsl(&self) -> Vec<(&'static str, u64)> {
-        let shift = self.item_units.trailing_zeros() as u64;
-        if self.compiled == Strategy::RwMalloc {
-            vec![
-                ("RWM_UNITS", self.items as u64),
-                ("RWM_UNIT_SHIFT", shift),
-                ("RWM_WORDS", self.bitmap_words as u64),
-                ("RWM_SEGMENT_WORDS", self.segment_words as u64),
-                ("RWM_MAX_UNITS", self.max_items as u64),
-            ]
-        } else {
-            vec![
-                ("RWBM_PAGES", self.items as u64),
-                ("RWBM_PAGE_UNITS", self.item_units as u64),
-                ("RWBM_PAGE_SHIFT", shift),
-                ("RWBM_BITMAP_WORDS", self.bitmap_words as u64),
-                ("RWBM_SUMMARY_WORDS", self.bitmap_words.div_ceil(32) as u64),
-            ]
-        }
-    }
-
-    /// `#define`s beyond the strategy's own.
-    pub fn defines(&self) -> Vec<&'static str> {
-        if self.compiled == Strategy::RwMalloc && self.subgroups {
-            vec!["GPU_HEAP_SUBGROUPS"]
-        } else {
-            vec![]
-        }
-    }
 }
 
-/// Steps counted by an instrumented heap ([`HeapConfig::count_steps`]).
+/// Steps counted by an instrumented heap ([`crate::HeapConfig::count_steps`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct WalkSteps {
     /// Steps of all walks since the last reset.
@@ -240,9 +275,9 @@ impl WalkSteps {
 
 impl crate::GpuHeap {
     /// The step counters of an instrumented random-walk heap; `None` for heaps built
-    /// without [`HeapConfig::count_steps`] or with another strategy.
+    /// without [`crate::HeapConfig::count_steps`] or with another strategy.
     pub fn walk_steps(&self) -> Result<Option<WalkSteps>> {
-        if !self.config().count_steps || !is_random_walk(self.layout().strategy) {
+        if !self.config().count_steps || self.layout().walk().is_none() {
             return Ok(None);
         }
         let w = self.read_meta(WALK_STEPS, 4)?;
@@ -256,7 +291,8 @@ impl crate::GpuHeap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::HeapLayout;
+    use crate::layout::{DeviceCaps, HeapLayout};
+    use crate::HeapConfig;
 
     fn caps(features: wgpu::Features) -> DeviceCaps {
         DeviceCaps {

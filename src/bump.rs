@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::layout::{STRATEGY_SCALAR_WORDS, UNIT_BYTES};
-use crate::stats::STAT_WORDS;
+use crate::meta::STAT_WORDS;
 use crate::strategy::{PlanInput, StrategyPlan};
 
 /// Largest bump allocation (see bump.wgsl: keeps its head from wrapping).
@@ -41,7 +41,7 @@ impl StrategyPlan for BumpPlan {
     }
 
     fn state_end_word(&self) -> u64 {
-        STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS
+        STAT_WORDS + STRATEGY_SCALAR_WORDS
     }
 
     fn wgsl(&self, _: &mut String) {}

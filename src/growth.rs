@@ -22,12 +22,9 @@ use crate::gpu;
 use crate::heap::{build_bind_group, GpuHeap};
 use crate::layout::UNIT_BYTES;
 
-/// Words of the growth block (keep in sync with shaders/core/growth.wgsl).
-const GROWTH_COMMITTED: u64 = 0;
-const GROWTH_PRESSURE: u64 = 4;
-const GROWTH_TRIM_BUSY: u64 = 5;
-const PRESSURE_OOM: u32 = 1;
-const PRESSURE_LOW: u32 = 2;
+use crate::meta::{
+    GROWTH_COMMITTED, GROWTH_PRESSURE, GROWTH_TRIM_BUSY, PRESSURE_LOW, PRESSURE_OOM,
+};
 
 /// The three host-driven passes of a heap that can grow.
 pub(crate) struct ResizePipelines {

@@ -6,8 +6,9 @@ use crate::config::HeapConfig;
 use crate::error::{Error, Result};
 use crate::gpu;
 use crate::layout::{DeviceCaps, HeapLayout, SegmentBindingKind};
+use crate::meta::STAT_WORDS;
 use crate::shader::{ComposedShader, Composer};
-use crate::stats::{HeapStats, RawStats, STAT_WORDS};
+use crate::stats::{HeapStats, RawStats};
 
 /// The paths under which the heap's generated configuration and its strategy's entry file
 /// are included (shaders/alloc.wgsl).
@@ -320,7 +321,7 @@ impl GpuHeap {
             &self.queue,
             &self.meta,
             0,
-            STAT_WORDS as u64 * 4,
+            STAT_WORDS * 4,
             self.config.watchdog,
         )?;
         let raw: RawStats = bytemuck::pod_read_unaligned(&bytes);

@@ -33,6 +33,7 @@ mod gpu;
 mod growth;
 mod heap;
 mod layout;
+mod meta;
 mod ouroboros;
 pub mod random_walk;
 pub mod shader;

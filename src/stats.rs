@@ -2,11 +2,9 @@
 
 use bytemuck::{Pod, Zeroable};
 
-/// Words of the statistics block (`STAT_WORDS` in shaders/core/stats.wgsl).
-pub const STAT_WORDS: u32 = 16;
-
-/// The statistics block exactly as the GPU writes it. Keep in sync with
-/// shaders/core/stats.wgsl; `stats_layout_matches_wgsl` checks the offsets.
+/// The statistics block exactly as the GPU writes it, at the start of heap_meta. This struct
+/// is its declaration: the shaders' word offsets (`STAT_*`) are generated from it
+/// (src/meta.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct RawStats {
@@ -103,61 +101,6 @@ impl From<RawStats> for HeapStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::mem::offset_of;
-
-    /// Reads `const NAME: u32 = Nu;` from stats.wgsl.
-    fn wgsl_const(name: &str) -> usize {
-        let text = include_str!("../shaders/core/stats.wgsl");
-        crate::shader::wgsl_u32_const(text, name) as usize
-    }
-
-    #[test]
-    fn stats_layout_matches_wgsl() {
-        let word = |offset: usize| offset / 4;
-        assert_eq!(
-            std::mem::size_of::<RawStats>() / 4,
-            wgsl_const("STAT_WORDS")
-        );
-        assert_eq!(STAT_WORDS as usize, wgsl_const("STAT_WORDS"));
-        assert_eq!(
-            word(offset_of!(RawStats, malloc_calls)),
-            wgsl_const("STAT_MALLOC_CALLS")
-        );
-        assert_eq!(
-            word(offset_of!(RawStats, free_calls)),
-            wgsl_const("STAT_FREE_CALLS")
-        );
-        // Failure counters sit at STAT_FAILURES + 2 * status.
-        let failure = |status: &str| wgsl_const("STAT_FAILURES") + 2 * wgsl_const(status);
-        assert_eq!(
-            word(offset_of!(RawStats, out_of_memory)),
-            failure("HEAP_OUT_OF_MEMORY")
-        );
-        assert_eq!(
-            word(offset_of!(RawStats, contention)),
-            failure("HEAP_CONTENTION")
-        );
-        assert_eq!(
-            word(offset_of!(RawStats, invalid_request)),
-            failure("HEAP_INVALID_REQUEST")
-        );
-        assert_eq!(
-            word(offset_of!(RawStats, invalid_free)),
-            failure("HEAP_INVALID_FREE")
-        );
-        assert_eq!(
-            word(offset_of!(RawStats, live_allocations)),
-            wgsl_const("STAT_LIVE_ALLOCATIONS")
-        );
-        assert_eq!(
-            word(offset_of!(RawStats, live_units)),
-            wgsl_const("STAT_LIVE_UNITS")
-        );
-        assert_eq!(
-            word(offset_of!(RawStats, peak_units)),
-            wgsl_const("STAT_PEAK_UNITS")
-        );
-    }
 
     #[test]
     fn wide_counters_combine_both_words() {

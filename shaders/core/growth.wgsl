@@ -9,35 +9,26 @@
 // valid across grow() and trim(). (The idea follows CUDA's virtual memory management:
 // reserve an address range, map physical memory into it as needed.)
 //
-// Layout (u32 words from HEAP_GROWTH; keep in sync with src/growth.rs, GROWTH_*):
-//   +0  committed units (written by the host; HEAP_UNITS for heaps that cannot grow)
-//   +1  resize from: committed units before the grow or trim being applied
-//   +2  resize to: committed units after it
-//   +3  low watermark, in the strategy's free-count items (pages, RW_malloc units,
-//       16-byte units for bump, fresh chunks for Ouroboros); 0 = off
-//   +4  pressure flags, set by the device, read and cleared by GpuHeap::maintain:
-//         bit 0 (HEAP_PRESSURE_OOM)  a malloc failed for lack of memory
-//         bit 1 (HEAP_PRESSURE_LOW)  a malloc left the free count under the watermark
-//   +5  trim check: set to 1 by any invocation of gpu_heap_trim_check that found the
-//       range to release still in use
-//   +6  invocations of the trim check (host-written)
-//   +7  reserved
+// The block's words are declared on the host (src/meta.rs, generated into the
+// configuration as HEAP_COMMITTED and the names below):
+//   HEAP_COMMITTED         committed units (written by the host; HEAP_UNITS for heaps that
+//                          cannot grow)
+//   HEAP_RESIZE_FROM, _TO  committed units before and after the grow or trim being applied
+//   HEAP_WATERMARK         low watermark, in the strategy's free-count items (pages,
+//                          RW_malloc units, 16-byte units for bump, fresh chunks for
+//                          Ouroboros); 0 = off
+//   HEAP_PRESSURE          flags set by the device, read and cleared by GpuHeap::maintain:
+//                          HEAP_PRESSURE_OOM (a malloc failed for lack of memory) and
+//                          HEAP_PRESSURE_LOW (a malloc left the free count under the
+//                          watermark)
+//   HEAP_TRIM_BUSY         set to 1 by any invocation of gpu_heap_trim_check that found the
+//                          range to release still in use
+//   HEAP_TRIM_INVOCATIONS  invocations of the trim check (host-written)
 //
 // Heaps that cannot grow (GPU_HEAP_GROWABLE undefined) compile none of the loads on the
 // success path: heap_committed_units() is the constant HEAP_UNITS and the watermark check
 // is empty; only a failed malloc touches the growth block (HEAP_PRESSURE_OOM).
 // No loops.
-
-const HEAP_COMMITTED: u32 = HEAP_GROWTH;
-const HEAP_RESIZE_FROM: u32 = HEAP_GROWTH + 1u;
-const HEAP_RESIZE_TO: u32 = HEAP_GROWTH + 2u;
-const HEAP_WATERMARK: u32 = HEAP_GROWTH + 3u;
-const HEAP_PRESSURE: u32 = HEAP_GROWTH + 4u;
-const HEAP_TRIM_BUSY: u32 = HEAP_GROWTH + 5u;
-const HEAP_TRIM_INVOCATIONS: u32 = HEAP_GROWTH + 6u;
-
-const HEAP_PRESSURE_OOM: u32 = 1u;
-const HEAP_PRESSURE_LOW: u32 = 2u;
 
 // Units of user memory committed now; allocations must lie below it.
 fn heap_committed_units() -> u32 {

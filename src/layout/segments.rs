@@ -3,12 +3,10 @@
 
 use crate::config::{HeapConfig, SegmentBinding};
 use crate::error::{Error, Result};
+use crate::meta::GROWTH_WORDS;
 use crate::strategy::{FamilyPlan, PlanInput};
 
 use super::{HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BYTES};
-
-/// Words of the growth block at the end of heap_meta (shaders/core/growth.wgsl).
-const GROWTH_WORDS: u64 = 8;
 
 /// What the planner needs to know about the device.
 #[derive(Clone, Debug)]

@@ -39,7 +39,7 @@
 
 use crate::error::{Error, Result};
 use crate::layout::UNIT_BYTES;
-use crate::stats::STAT_WORDS;
+use crate::meta::STAT_WORDS;
 use crate::strategy::StrategyPlan;
 
 mod codegen;
@@ -49,11 +49,11 @@ pub use report::{ClassReport, EnqueueFailures, OuroborosReport, PageEvents};
 /// Words per queue descriptor (`OQ_WORDS` in queues/index_queue.wgsl).
 const QUEUE_WORDS: u64 = 12;
 /// heap_meta words of the scalars in the layout above.
-const FRESH_WORD: u64 = STAT_WORDS as u64;
-const PAGE_CHUNKS_WORD: u64 = STAT_WORDS as u64 + 2;
-const ENQUEUE_FAILS_WORD: u64 = STAT_WORDS as u64 + 3;
-const STALE_DEQUEUES_WORD: u64 = STAT_WORDS as u64 + 8;
-const PAGE_EVENTS_WORD: u64 = STAT_WORDS as u64 + 9;
+const FRESH_WORD: u64 = STAT_WORDS;
+const PAGE_CHUNKS_WORD: u64 = STAT_WORDS + 2;
+const ENQUEUE_FAILS_WORD: u64 = STAT_WORDS + 3;
+const STALE_DEQUEUES_WORD: u64 = STAT_WORDS + 8;
+const PAGE_EVENTS_WORD: u64 = STAT_WORDS + 9;
 /// VAQ pointer words (queues/vaq.wgsl): chunk + 1 in the bits of `VQ_CHUNK_MASK` under a lap
 /// tag, `VQ_DEAD` + 1 there for a lap without storage and `VQ_BUSY` + 1 for one whose
 /// storage is being installed; so a VAQ heap has fewer than `VQ_BUSY` chunks.
@@ -187,7 +187,7 @@ impl OuroGeometry {
         let classes = base_classes + large;
 
         let queues = classes as u64 + 1;
-        let queue_meta = STAT_WORDS as u64 + 16;
+        let queue_meta = STAT_WORDS + 16;
         let chunk_info = queue_meta + queues * QUEUE_WORDS;
         let units = p.bytes / UNIT_BYTES;
         let live_bits = chunk_info + chunks;

@@ -16,12 +16,12 @@ use std::fmt::Write as _;
 
 use crate::error::{Error, Result};
 use crate::layout::{STRATEGY_SCALAR_WORDS, UNIT_BYTES};
-use crate::stats::STAT_WORDS;
+use crate::meta::STAT_WORDS;
 use crate::strategy::{PlanInput, StrategyPlan};
 use crate::Strategy;
 
 /// heap_meta words of the walk state (keep in sync with shaders/random_walk/walk.wgsl).
-pub(crate) const WALK_STEPS: u64 = crate::stats::STAT_WORDS as u64 + 8;
+pub(crate) const WALK_STEPS: u64 = STAT_WORDS + 8;
 /// Largest RW_malloc request (also capped by the segment size).
 pub const RW_MALLOC_MAX_ALLOC: u64 = 1 << 20;
 /// Pages or units are counted in u32 with a wrap check (walk_reserve): below 2^31.
@@ -180,7 +180,7 @@ impl StrategyPlan for WalkGeometry {
     }
 
     fn state_end_word(&self) -> u64 {
-        STAT_WORDS as u64 + STRATEGY_SCALAR_WORDS + self.state_words
+        STAT_WORDS + STRATEGY_SCALAR_WORDS + self.state_words
     }
 
     fn wgsl(&self, s: &mut String) {

@@ -51,6 +51,7 @@
 //
 // Loops: none here; each strategy module states how its loops are bounded.
 
+#include "generated/shared.wgsl"
 #include "generated/config.wgsl"
 #include "core/hash.wgsl"
 #include "core/stats.wgsl"

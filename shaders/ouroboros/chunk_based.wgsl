@@ -185,7 +185,7 @@ fn cb_find(k: u32, spread: u32) -> u32 {
     let qm = ouro_queue_meta(k);
     let f = ct_walk_start(k);
     let n = ct_walk_len(k, f);
-    let back = atomicLoad(&heap_meta[qm + 3u]);
+    let back = atomicLoad(&heap_meta[qm + OQ_BACK]);
     let live = min(back - f, n);
     let pick = heap_hash(spread ^ 0x9e3779b9u);
     var offset = 0u;
@@ -201,7 +201,7 @@ fn cb_find(k: u32, spread: u32) -> u32 {
                 // Move the scan hint past empty (removed) positions at the front, never past
                 // back: insertions land at back or after it, and walks read [hint, back),
                 // so a hint past them would hide every new token.
-                if (atomicCompareExchangeWeak(&heap_meta[qm + 2u], pos, pos + 1u).exchanged) {
+                if (atomicCompareExchangeWeak(&heap_meta[qm + OQ_FRONT], pos, pos + 1u).exchanged) {
                     ct_hint_passed(k, pos);
                 }
             }

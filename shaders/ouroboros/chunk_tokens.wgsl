@@ -135,7 +135,7 @@ fn ct_load(k: u32, pos: u32) -> u32 {
 }
 
 fn ct_walk_start(k: u32) -> u32 {
-    return atomicLoad(&heap_meta[ouro_queue_meta(k) + 2u]);
+    return atomicLoad(&heap_meta[ouro_queue_meta(k) + OQ_FRONT]);
 }
 
 // The live part [f, back), at most one lap. Every token lies in it: insertions land at
@@ -144,14 +144,14 @@ fn ct_walk_start(k: u32) -> u32 {
 // that land behind it. (A walker that finds nothing, with a promised page hidden for a
 // moment, would otherwise read the whole ring: 2^21 slots on an 8 GiB heap.)
 fn ct_walk_len(k: u32, f: u32) -> u32 {
-    return min(atomicLoad(&heap_meta[ouro_queue_meta(k) + 3u]) - f, ouro_ring_mask(k) + 1u);
+    return min(atomicLoad(&heap_meta[ouro_queue_meta(k) + OQ_BACK]) - f, ouro_ring_mask(k) + 1u);
 }
 
 // An insertion that moved on past live tokens to position w moves back past w, so that w
 // is in the live part even if the tokens it passed are removed (and the hint moves over
 // their slots) before back gets there by itself. Bounded; compared by difference.
 fn ct_extend_back(k: u32, w: u32) {
-    let back = ouro_queue_meta(k) + 3u;
+    let back = ouro_queue_meta(k) + OQ_BACK;
     for (var attempt = 0u; attempt < 64u; attempt++) {
         let b = atomicLoad(&heap_meta[back]);
         if (b - w - 1u < 0x80000000u) {
@@ -179,7 +179,7 @@ fn ct_hint_passed(k: u32, pos: u32) {
 // so right across the 2^32 wrap (the hint trails back by less than a lap); bounded: a
 // failed CAS means the hint moved, and it is checked again.
 fn ct_pull_hint(k: u32, pos: u32) {
-    let hint = ouro_queue_meta(k) + 2u;
+    let hint = ouro_queue_meta(k) + OQ_FRONT;
     for (var attempt = 0u; attempt < 64u; attempt++) {
         let h = atomicLoad(&heap_meta[hint]);
         if (h - pos - 1u >= 0x80000000u) {
@@ -222,7 +222,7 @@ fn ct_valid(k: u32, qc: u32, start: u32) -> bool {
 #ifdef OURO_QUEUE_VA
 // VAQ: the front position, and a position's chunk through the pointer array.
 fn ct_front(k: u32) -> u32 {
-    return atomicLoad(&heap_meta[ouro_queue_meta(k) + 5u]);
+    return atomicLoad(&heap_meta[ouro_queue_meta(k) + CT_FRONT]);
 }
 
 fn ct_span(k: u32) -> u32 {
@@ -297,7 +297,7 @@ fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
 
 // Moves the front past drained chunks; the winner of each move releases the chunk.
 fn ct_advance(k: u32) {
-    let word = ouro_queue_meta(k) + 5u;
+    let word = ouro_queue_meta(k) + CT_FRONT;
     for (var step = 0u; step < CT_FRONT_STEPS; step++) {
         let f = atomicLoad(&heap_meta[word]);
         let pw = vq_ptr_word(k, f);
@@ -337,7 +337,7 @@ fn ct_front_position(k: u32) -> u32 {
 #ifdef OURO_QUEUE_VL
 // VLQ: a reader follows links from the front chunk (no linking, no waiting).
 fn ct_lookup(k: u32, pos: u32) -> u32 {
-    let f = atomicLoad(&heap_meta[ouro_queue_meta(k) + 5u]);
+    let f = atomicLoad(&heap_meta[ouro_queue_meta(k) + VL_FRONT]);
     if (f == 0u) {
         return OURO_NO_CHUNK; // nothing inserted yet
     }
@@ -390,7 +390,7 @@ fn ct_finish(k: u32, qc: u32, add: u32, sub: u32) {
 }
 
 fn ct_front_position(k: u32) -> u32 {
-    let f = atomicLoad(&heap_meta[ouro_queue_meta(k) + 5u]);
+    let f = atomicLoad(&heap_meta[ouro_queue_meta(k) + VL_FRONT]);
     if (f == 0u) {
         return 0u;
     }
@@ -415,7 +415,7 @@ fn ct_insert(k: u32, c: u32) -> bool {
             atomicStore(&heap_meta[OURO_CB_POS + c], pos);
             ct_finish(k, qc, VL_A_ONE_CT + 1u, 0u);
             // A walk may have moved the hint past this position while it was empty.
-            atomicMin(&heap_meta[ouro_queue_meta(k) + 2u], pos);
+            atomicMin(&heap_meta[ouro_queue_meta(k) + OQ_FRONT], pos);
             return true;
         }
         if (x.x != OQ_EMPTY) {
@@ -462,7 +462,7 @@ fn ct_hint_passed(k: u32, pos: u32) {
 
 // Walks start at the hint, or at the front if the hint lags behind it.
 fn ct_walk_start(k: u32) -> u32 {
-    let hint = ouro_queue_meta(k) + 2u;
+    let hint = ouro_queue_meta(k) + OQ_FRONT;
     let h = atomicLoad(&heap_meta[hint]);
     let f = ct_front_position(k);
     if (f - h < 0x80000000u && f != h) {
@@ -473,7 +473,7 @@ fn ct_walk_start(k: u32) -> u32 {
 }
 
 fn ct_walk_len(k: u32, f: u32) -> u32 {
-    let back = atomicLoad(&heap_meta[ouro_queue_meta(k) + 3u]);
+    let back = atomicLoad(&heap_meta[ouro_queue_meta(k) + OQ_BACK]);
     let n = back - f;
     if (n >= 0x80000000u) {
         return 0u;

@@ -125,8 +125,8 @@ fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
 // queues hold handles, unit + 1; the pool holds chunk + 1). Returns the items dropped.
 fn ouro_compact(q: u32, to_units: u32) -> u32 {
     let qm = ouro_queue_meta(q);
-    let front = atomicLoad(&heap_meta[qm + 2u]);
-    let n = min(atomicLoad(&heap_meta[qm + 3u]) - front, ouro_ring_mask(q) + 1u);
+    let front = atomicLoad(&heap_meta[qm + OQ_FRONT]);
+    let n = min(atomicLoad(&heap_meta[qm + OQ_BACK]) - front, ouro_ring_mask(q) + 1u);
     var kept = 0u;
     var dropped = 0u;
     for (var i = 0u; i < n; i++) {
@@ -146,7 +146,7 @@ fn ouro_compact(q: u32, to_units: u32) -> u32 {
             dropped += 1u;
         }
     }
-    atomicStore(&heap_meta[qm + 3u], front + kept);
+    atomicStore(&heap_meta[qm + OQ_BACK], front + kept);
     if (dropped > 0u) {
         atomicSub(&heap_meta[qm], dropped);
     }
@@ -173,7 +173,7 @@ fn strategy_trim(from_units: u32, to_units: u32) {
             let k = info - 1u;
             classes |= 1u << k;
             ouro_spill_purge(c, k); // its spilled pages leave with it
-            atomicSub(&heap_meta[ouro_queue_meta(k) + 4u], 1u);
+            atomicSub(&heap_meta[ouro_queue_meta(k) + OQ_CLASS_CHUNKS], 1u);
             if (OURO_QUEUE_RESERVE > 0u) {
                 atomicSub(&heap_meta[OURO_PAGE_CHUNKS], ouro_run_chunks(k));
             }

@@ -28,7 +28,6 @@ const VQ_PTR_WAIT: u32 = 256u;
 // rounds each, then OURO_QC_ITEMS exchanges. A waiter that gave up on a chunk still being
 // made would leave its position unconsumed, which blocks a VAQ slot or a VLQ for good.
 const OURO_MAKE_WAIT: u32 = (OURO_POOL_TRIES + 1u) * OQ_SLOT_WAIT;
-const OURO_INFO_QUEUE: u32 = 0x80000000u;
 
 // The chunk info of a queue chunk of queue q. Stamping the queue makes a reader that reached
 // a chunk through a stale pointer tell a chunk recycled into another queue, whose positions
@@ -153,11 +152,8 @@ fn cq_gave_up_on(v: u32) {
 // waiting; a malloc that reported out of memory while its class semaphore still held
 // units; and a malloc out of rounds whose last production the semaphore could not register
 // (ouro_help_last).
-const OURO_EV_MISSED: u32 = 0u;
-const OURO_EV_STRANDED: u32 = 1u;
-const OURO_EV_OUT_OF_ROUNDS: u32 = 2u;
-const OURO_EV_OOM_WITH_PAGES: u32 = 3u;
-const OURO_EV_UNREGISTERED: u32 = 4u;
+// (OURO_EV_MISSED, OURO_EV_STRANDED, OURO_EV_OUT_OF_ROUNDS, OURO_EV_OOM_WITH_PAGES,
+// OURO_EV_UNREGISTERED: declared on the host, src/ouroboros/shared.rs.)
 
 fn ouro_count(event: u32) {
     atomicAdd(&heap_meta[OURO_PAGE_EVENTS + event], 1u);

@@ -31,11 +31,9 @@
 // enqueue that exhausts them fails, which needs a dequeuer stalled for a whole lap of the
 // ring; the caller keeps the item (a page goes to the spill, ouroboros/spill.wgsl).
 
-const OQ_EMPTY: u32 = 0u;
-const OQ_SKIP: u32 = 0xffffffffu;
-// A position whose enqueuer abandoned it (VAQ only, queues/vaq.wgsl): its dequeuer consumes
-// it without an item. Page handles stay below it (src/ouroboros/mod.rs).
-const OQ_VOID: u32 = 0xfffffffeu;
+// OQ_EMPTY, OQ_SKIP and OQ_VOID (a position whose enqueuer abandoned it, VAQ only,
+// queues/vaq.wgsl: its dequeuer consumes it without an item) are declared on the host
+// (src/ouroboros/shared.rs), like every descriptor word and failure cause below.
 // Both bounds are generous because abandoned positions feed on themselves: a producer
 // fills its batch's positions one by one, so a dequeuer whose position lies late in a batch
 // of 512 waits long; an abandoned position sends its malloc to a fresh one further ahead,
@@ -49,25 +47,17 @@ const OQ_MOVES: u32 = 64u;
 // wait for a queue chunk another invocation was making ran out, a virtualized queue's
 // search for the position's chunk ran out of rounds, the slot wait ran out, or the item
 // met OQ_MOVES abandoned positions.
-const OQ_FAIL_NO_MEMORY: u32 = 0u;
-const OQ_FAIL_MAKE_WAIT: u32 = 1u;
-const OQ_FAIL_SEARCH: u32 = 2u;
-const OQ_FAIL_SLOT_WAIT: u32 = 3u;
-const OQ_FAIL_MOVES: u32 = 4u;
+// (OQ_FAIL_NO_MEMORY, OQ_FAIL_MAKE_WAIT, OQ_FAIL_SEARCH, OQ_FAIL_SLOT_WAIT, OQ_FAIL_MOVES.)
 
 fn oq_failed(cause: u32) -> bool {
     atomicAdd(&heap_meta[OURO_ENQUEUE_FAILS + cause], 1u);
     return false;
 }
 
-// Queue descriptor: [0, 1] bulk semaphore (or [0] fill count), [2] front, [3] back,
-// [4] chunks owned by the class, [5..7] the front end's and the virtualized queues' words
-// (chunk_tokens.wgsl, vlq.wgsl), [8] batches being filled (OQ_FILLING), [9] the
-// chunk-based malloc's spread counter (OQ_SPREAD), [10, 11] free.
-const OQ_WORDS: u32 = 12u;
-const OQ_CLASS_CHUNKS: u32 = 4u;
-const OQ_FILLING: u32 = 8u;
-const OQ_SPREAD: u32 = 9u;
+// Queue descriptor, OQ_WORDS words: [0, 1] bulk semaphore (or [0] fill count), OQ_FRONT
+// and OQ_BACK the positions, OQ_CLASS_CHUNKS chunks owned by the class, [5..7] the front
+// end's and the virtualized queues' words (CT_FRONT, VL_FRONT, VL_BACK, VL_OLD),
+// OQ_FILLING batches being filled, OQ_SPREAD the chunk-based malloc's spread counter.
 
 fn ouro_queue_meta(q: u32) -> u32 {
     return OURO_QUEUE_META + q * OQ_WORDS;
@@ -78,7 +68,7 @@ fn oq_slot(q: u32, pos: u32) -> u32 {
 }
 
 fn oq_reserve_back(q: u32, k: u32) -> u32 {
-    return atomicAdd(&heap_meta[ouro_queue_meta(q) + 3u], k);
+    return atomicAdd(&heap_meta[ouro_queue_meta(q) + OQ_BACK], k);
 }
 
 fn oq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
@@ -112,7 +102,7 @@ fn oq_enqueue(q: u32, item: u32) -> bool {
 }
 
 fn oq_dequeue(q: u32) -> u32 {
-    let pos = atomicAdd(&heap_meta[ouro_queue_meta(q) + 2u], 1u);
+    let pos = atomicAdd(&heap_meta[ouro_queue_meta(q) + OQ_FRONT], 1u);
     let slot = oq_slot(q, pos);
     for (var round = 0u; round < OQ_SLOT_WAIT; round++) {
         let v = atomicLoad(&heap_meta[slot]);

@@ -68,9 +68,7 @@ const VQ_COUNT_BITS: u32 = OURO_QC_SHIFT + 1u;
 // keeps chunk indices below VQ_BUSY), VQ_DEAD + 1 for a lap of the slot that has no
 // storage, or VQ_BUSY + 1 while that lap's storage is being installed (vq_install).
 const VQ_TAG_SHIFT: u32 = 24u;
-const VQ_CHUNK_MASK: u32 = 0xffffffu;
-const VQ_DEAD: u32 = 0xfffffeu;
-const VQ_BUSY: u32 = 0xfffffdu;
+// VQ_CHUNK_MASK, VQ_DEAD and VQ_BUSY are declared on the host (src/ouroboros/shared.rs).
 
 fn vq_lap_shift(q: u32) -> u32 {
     return OURO_QC_SHIFT + countOneBits(ouro_vaq_mask(q));
@@ -275,7 +273,7 @@ fn vq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
 // more batches just when the heap is short of memory.
 fn vq_dequeue(q: u32) -> u32 {
     for (var moves = 0u; moves < OQ_MOVES; moves++) {
-        let pos = atomicAdd(&heap_meta[ouro_queue_meta(q) + 2u], 1u);
+        let pos = atomicAdd(&heap_meta[ouro_queue_meta(q) + OQ_FRONT], 1u);
         let c = vq_chunk(q, pos, false);
         if (c == VQ_DEAD) {
             continue; // consumed by its enqueuer

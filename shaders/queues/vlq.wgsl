@@ -208,7 +208,7 @@ fn vl_put_at(q: u32, first_pos: u32, item: u32, cursor: ptr<function, u32>) -> b
         }
         let c = vl_find(q, pos, true, cursor, &gap_end);
         if (c == VL_VOID) {
-            vl_skip_void(d + 3u, pos, gap_end);
+            vl_skip_void(d + OQ_BACK, pos, gap_end);
             continue;
         }
         if (c == OURO_NO_CHUNK) {
@@ -257,9 +257,9 @@ fn vl_dequeue(q: u32) -> u32 {
     // A void position holds no item and needs no finishing: the dequeue takes the next.
     for (var moves = 0u; moves < OQ_MOVES && c == VL_VOID; moves++) {
         if (moves > 0u) {
-            vl_skip_void(d + 2u, pos, gap_end);
+            vl_skip_void(d + OQ_FRONT, pos, gap_end);
         }
-        pos = atomicAdd(&heap_meta[d + 2u], 1u);
+        pos = atomicAdd(&heap_meta[d + OQ_FRONT], 1u);
         c = vl_find(q, pos, false, &cursor, &gap_end);
     }
     if (c == VL_VOID || c == OURO_NO_CHUNK) {

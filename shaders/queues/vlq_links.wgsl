@@ -74,9 +74,7 @@ fn vl_publish(word: u32, c: u32) -> u32 {
 
 // Descriptor words of the three chunk pointers (chunk + 1; 0 before the first chunk; old's
 // word links the first chunk and holds link word values until then).
-const VL_FRONT: u32 = 5u;
-const VL_BACK: u32 = 6u;
-const VL_OLD: u32 = 7u;
+// (VL_FRONT, VL_BACK, VL_OLD: declared on the host, src/ouroboros/shared.rs.)
 
 // The chunk that pointer `which` (VL_FRONT, VL_BACK or VL_OLD) names, publishing front and
 // back from old the first time; OURO_NO_CHUNK while the queue has no chunk (vl_find links

@@ -54,7 +54,8 @@ const BSEM_GOT: u32 = 0u;
 const BSEM_ALLOCATE: u32 = 1u;
 const BSEM_PENDING: u32 = 2u;
 
-const BSEM_R_BITS: u32 = 20u;
+// BSEM_R_BITS is declared on the host (src/ouroboros/shared.rs), which reads the word back.
+#include "../generated/shared.wgsl"
 const BSEM_R_MASK: u32 = 0xfffffu;
 const BSEM_E_ONE: u32 = 0x100000u;
 const BSEM_E_MAX: u32 = 0xfffu;

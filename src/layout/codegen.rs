@@ -60,7 +60,7 @@ impl HeapLayout {
         constant("HEAP_META_WORDS", self.meta_words);
         constant("HEAP_GROWTH", self.growth_word);
         constant("STRATEGY_INIT_INVOCATIONS", self.init_invocations() as u64);
-        crate::meta::write_wgsl(s, self.growth_word);
+        crate::meta::write_growth_wgsl(s, self.growth_word);
         self.plan.get().wgsl(s);
     }
 

@@ -41,27 +41,19 @@ use crate::error::{Error, Result};
 use crate::layout::UNIT_BYTES;
 use crate::meta::STAT_WORDS;
 use crate::strategy::StrategyPlan;
+use shared::{OQ_VOID, OQ_WORDS, VQ_BUSY};
 
 mod codegen;
 mod report;
+pub(crate) mod shared;
 pub use report::{ClassReport, EnqueueFailures, OuroborosReport, PageEvents};
 
-/// Words per queue descriptor (`OQ_WORDS` in queues/index_queue.wgsl).
-const QUEUE_WORDS: u64 = 12;
 /// heap_meta words of the scalars in the layout above.
 const FRESH_WORD: u64 = STAT_WORDS;
 const PAGE_CHUNKS_WORD: u64 = STAT_WORDS + 2;
 const ENQUEUE_FAILS_WORD: u64 = STAT_WORDS + 3;
-const STALE_DEQUEUES_WORD: u64 = STAT_WORDS + 8;
-const PAGE_EVENTS_WORD: u64 = STAT_WORDS + 9;
-/// VAQ pointer words (queues/vaq.wgsl): chunk + 1 in the bits of `VQ_CHUNK_MASK` under a lap
-/// tag, `VQ_DEAD` + 1 there for a lap without storage and `VQ_BUSY` + 1 for one whose
-/// storage is being installed; so a VAQ heap has fewer than `VQ_BUSY` chunks.
-const VQ_CHUNK_MASK: u32 = 0xff_ffff;
-const VQ_DEAD: u32 = 0xff_fffe;
-const VQ_BUSY: u32 = 0xff_fffd;
-/// `OQ_VOID` (queues/index_queue.wgsl): a VAQ position its enqueuer abandoned.
-const OQ_VOID: u32 = 0xffff_fffe;
+const STALE_DEQUEUES_WORD: u64 = ENQUEUE_FAILS_WORD + shared::OQ_FAIL_CAUSES as u64;
+const PAGE_EVENTS_WORD: u64 = STALE_DEQUEUES_WORD + 1;
 /// Cap on all of Ouroboros's metadata, whatever the binding allows.
 const META_CAP_BYTES: u64 = 1 << 30;
 
@@ -188,7 +180,7 @@ impl OuroGeometry {
 
         let queues = classes as u64 + 1;
         let queue_meta = STAT_WORDS + 16;
-        let chunk_info = queue_meta + queues * QUEUE_WORDS;
+        let chunk_info = queue_meta + queues * OQ_WORDS;
         let units = p.bytes / UNIT_BYTES;
         let live_bits = chunk_info + chunks;
         // The spill covers the units of whole chunks (pages live there only).
@@ -353,7 +345,7 @@ impl OuroGeometry {
 
     /// First heap_meta word of queue q's descriptor (classes, then the pool).
     fn queue_word(&self, q: u32) -> u64 {
-        self.queue_meta + q as u64 * QUEUE_WORDS
+        self.queue_meta + q as u64 * OQ_WORDS
     }
 
     fn class_of(&self, size: u32) -> u32 {

@@ -11,26 +11,17 @@
 
 use serde::Serialize;
 
+use super::shared::{
+    BSEM_R_BITS, OQ_BACK, OQ_FAIL_MAKE_WAIT, OQ_FAIL_MOVES, OQ_FAIL_NO_MEMORY, OQ_FAIL_SEARCH,
+    OQ_FAIL_SLOT_WAIT, OQ_FILLING, OQ_FRONT, OURO_EV_MISSED, OURO_EV_OOM_WITH_PAGES,
+    OURO_EV_OUT_OF_ROUNDS, OURO_EV_STRANDED, OURO_EV_UNREGISTERED, OURO_INFO_QUEUE, VL_FRONT,
+    VL_OLD, VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
+};
 use super::{
     OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, PAGE_EVENTS_WORD, STALE_DEQUEUES_WORD,
-    VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
 };
 use crate::error::Result;
 use crate::heap::GpuHeap;
-
-// Mirrors of WGSL constants, keep in sync (checked by the test below).
-/// `OURO_INFO_QUEUE` (ouroboros/ouroboros.wgsl): the chunk info bit of queue chunks.
-const INFO_QUEUE: u32 = 0x8000_0000;
-/// `BSEM_R_BITS` (sync/bulk_semaphore.wgsl): semaphore word 1 holds E above R.
-const BSEM_R_BITS: u32 = 20;
-/// Descriptor words `OQ_FILLING` (queues/index_queue.wgsl) and `VL_OLD` (queues/vlq_links.wgsl).
-const OQ_FILLING: u64 = 8;
-const VL_OLD: u64 = 7;
-/// Descriptor words of queues/index_queue.wgsl (front and back positions) and
-/// queues/vlq_links.wgsl (`VL_FRONT`).
-const OQ_FRONT_POS: u64 = 2;
-const OQ_BACK_POS: u64 = 3;
-const VL_FRONT: u64 = 5;
 
 /// A snapshot of an Ouroboros heap: its chunks by use, and each size class's pages.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -88,11 +79,11 @@ pub struct EnqueueFailures {
 impl EnqueueFailures {
     fn from_words(w: &[u32]) -> Self {
         EnqueueFailures {
-            no_memory: w[0],
-            make_wait: w[1],
-            search: w[2],
-            slot_wait: w[3],
-            moves: w[4],
+            no_memory: w[OQ_FAIL_NO_MEMORY as usize],
+            make_wait: w[OQ_FAIL_MAKE_WAIT as usize],
+            search: w[OQ_FAIL_SEARCH as usize],
+            slot_wait: w[OQ_FAIL_SLOT_WAIT as usize],
+            moves: w[OQ_FAIL_MOVES as usize],
         }
     }
 
@@ -136,11 +127,11 @@ pub struct PageEvents {
 impl PageEvents {
     fn from_words(w: &[u32]) -> Self {
         PageEvents {
-            missed: w[0],
-            stranded: w[1],
-            out_of_rounds: w[2],
-            out_of_memory_with_pages: w[3],
-            unregistered: w[4],
+            missed: w[OURO_EV_MISSED as usize],
+            stranded: w[OURO_EV_STRANDED as usize],
+            out_of_rounds: w[OURO_EV_OUT_OF_ROUNDS as usize],
+            out_of_memory_with_pages: w[OURO_EV_OOM_WITH_PAGES as usize],
+            unregistered: w[OURO_EV_UNREGISTERED as usize],
         }
     }
 }
@@ -326,7 +317,7 @@ impl GpuHeap {
                 }
             })
             .collect::<Vec<_>>();
-        let queue_chunks = info.iter().filter(|&&i| i & INFO_QUEUE != 0).count() as u32;
+        let queue_chunks = info.iter().filter(|&&i| i & OURO_INFO_QUEUE != 0).count() as u32;
         let page_based = g.cb_words == 0;
         let linked = page_based && g.queue_kind == QueueKind::VirtualLinked;
         let vlq = if linked {
@@ -382,10 +373,7 @@ impl GpuHeap {
             let d = g.queue_word(k) as usize;
             let front = head[d + VL_FRONT as usize];
             // Positions below both counters were taken by an enqueue and a dequeue.
-            let (front_pos, back_pos) = (
-                head[d + OQ_FRONT_POS as usize],
-                head[d + OQ_BACK_POS as usize],
-            );
+            let (front_pos, back_pos) = (head[d + OQ_FRONT as usize], head[d + OQ_BACK as usize]);
             let taken = if (back_pos.wrapping_sub(front_pos) as i32) < 0 {
                 back_pos
             } else {
@@ -422,58 +410,4 @@ impl GpuHeap {
 struct VlqWalk {
     reachable: u32,
     stalled: u32,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ouroboros::QUEUE_WORDS;
-    use crate::shader::wgsl_u32_const as wgsl_const;
-
-    #[test]
-    fn mirrors_match_wgsl() {
-        let ouroboros = include_str!("../../shaders/ouroboros/ouroboros.wgsl");
-        let semaphore = include_str!("../../shaders/sync/bulk_semaphore.wgsl");
-        let index_queue = include_str!("../../shaders/queues/index_queue.wgsl");
-        let vlq = include_str!("../../shaders/queues/vlq_links.wgsl");
-        let vaq = include_str!("../../shaders/queues/vaq.wgsl");
-        assert_eq!(INFO_QUEUE as u64, wgsl_const(ouroboros, "OURO_INFO_QUEUE"));
-        assert_eq!(BSEM_R_BITS as u64, wgsl_const(semaphore, "BSEM_R_BITS"));
-        assert_eq!(OQ_FILLING, wgsl_const(index_queue, "OQ_FILLING"));
-        assert_eq!(QUEUE_WORDS, wgsl_const(index_queue, "OQ_WORDS"));
-        assert_eq!(VL_OLD, wgsl_const(vlq, "VL_OLD"));
-        assert_eq!(VL_FRONT, wgsl_const(vlq, "VL_FRONT"));
-        for (i, cause) in [
-            "OQ_FAIL_NO_MEMORY",
-            "OQ_FAIL_MAKE_WAIT",
-            "OQ_FAIL_SEARCH",
-            "OQ_FAIL_SLOT_WAIT",
-            "OQ_FAIL_MOVES",
-        ]
-        .iter()
-        .enumerate()
-        {
-            assert_eq!(i as u64, wgsl_const(index_queue, cause), "{cause}");
-        }
-        // PageEvents reads OURO_PAGE_EVENTS + i in this order.
-        for (i, event) in [
-            "OURO_EV_MISSED",
-            "OURO_EV_STRANDED",
-            "OURO_EV_OUT_OF_ROUNDS",
-            "OURO_EV_OOM_WITH_PAGES",
-            "OURO_EV_UNREGISTERED",
-        ]
-        .iter()
-        .enumerate()
-        {
-            assert_eq!(i as u64, wgsl_const(ouroboros, event), "{event}");
-        }
-        assert_eq!(VQ_CHUNK_MASK as u64, wgsl_const(vaq, "VQ_CHUNK_MASK"));
-        assert_eq!(VQ_DEAD as u64, wgsl_const(vaq, "VQ_DEAD"));
-        assert_eq!(VQ_BUSY as u64, wgsl_const(vaq, "VQ_BUSY"));
-        assert_eq!(
-            crate::ouroboros::OQ_VOID as u64,
-            wgsl_const(index_queue, "OQ_VOID")
-        );
-    }
 }

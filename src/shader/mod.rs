@@ -104,6 +104,9 @@ impl Composer {
     }
 
     fn library_text(&self, path: &str) -> Option<String> {
+        if path == crate::meta::SHARED_WGSL_PATH {
+            return Some(crate::meta::shared_wgsl());
+        }
         self.generated.get(path).cloned().or_else(|| {
             LIBRARY
                 .iter()
@@ -327,22 +330,6 @@ fn normalize_library(dir: &str, path: &str) -> String {
         }
     }
     parts.join("/")
-}
-
-/// The value of `const NAME: u32 = ...u;` (decimal or 0x hex) in a WGSL source: tests use it
-/// to check host mirrors of WGSL constants.
-#[cfg(test)]
-pub(crate) fn wgsl_u32_const(source: &str, name: &str) -> u64 {
-    let line = source
-        .lines()
-        .find(|l| l.starts_with(&format!("const {name}: u32 = ")))
-        .unwrap_or_else(|| panic!("const {name} not found"));
-    let value = line.split('=').nth(1).unwrap().split(';').next().unwrap();
-    let value = value.trim().trim_end_matches('u');
-    match value.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16).unwrap(),
-        None => value.parse().unwrap(),
-    }
 }
 
 #[cfg(test)]

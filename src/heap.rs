@@ -5,7 +5,7 @@ use std::num::NonZeroU32;
 use crate::config::HeapConfig;
 use crate::error::{Error, Result};
 use crate::gpu;
-use crate::layout::{DeviceCaps, HeapLayout, SegmentBindingKind};
+use crate::layout::{DeviceCaps, HeapBinding, HeapLayout};
 use crate::meta::STAT_WORDS;
 use crate::shader::{ComposedShader, Composer};
 use crate::stats::{HeapStats, RawStats};
@@ -96,22 +96,13 @@ impl GpuHeap {
             count,
         };
         let n = layout.segment_count();
-        let mut entries = vec![storage_entry(0, None)];
-        match layout.binding {
-            SegmentBindingKind::BindingArray => entries.push(storage_entry(1, NonZeroU32::new(n))),
-            SegmentBindingKind::Separate => entries.extend((1..=n).map(|b| storage_entry(b, None))),
-        }
-        // The atomic views of the same segments (queues inside the heap), after the plain ones.
-        if layout.atomic_segments {
-            match layout.binding {
-                SegmentBindingKind::BindingArray => {
-                    entries.push(storage_entry(2, NonZeroU32::new(n)))
-                }
-                SegmentBindingKind::Separate => {
-                    entries.extend((n + 1..=2 * n).map(|b| storage_entry(b, None)))
-                }
-            }
-        }
+        let entries: Vec<_> = (0u32..)
+            .zip(layout.bindings())
+            .map(|(binding, b)| match b {
+                HeapBinding::SegmentArray { .. } => storage_entry(binding, NonZeroU32::new(n)),
+                _ => storage_entry(binding, None),
+            })
+            .collect();
         let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("gpu-heap"),
             entries: &entries,
@@ -409,26 +400,33 @@ fn flatten_layout(layout: &HeapLayout) -> Result<String> {
         },
         meta = layout.meta_words * 4,
     );
-    match layout.binding {
-        SegmentBindingKind::BindingArray => header.push_str(&format!(
-            "//   @binding(1) a binding array of {} segments of these sizes in bytes: {:?}\n",
-            layout.segment_count(),
-            layout.segment_sizes
-        )),
-        SegmentBindingKind::Separate => {
-            for (i, size) in layout.segment_sizes.iter().enumerate() {
-                header.push_str(&format!(
-                    "//   @binding({}) segment {i}: {size} bytes\n",
-                    i + 1
-                ));
+    for (binding, b) in (0u32..).zip(layout.bindings()).skip(1) {
+        let view = match b {
+            HeapBinding::SegmentArray { atomic } | HeapBinding::Segment { atomic, .. } => {
+                if atomic {
+                    ", bound again as array<atomic<u32>>"
+                } else {
+                    ""
+                }
             }
-        }
-    }
-    if layout.atomic_segments {
-        header.push_str(
-            "//   the same segment buffers bound a second time, as array<atomic<u32>>: \
-             binding 2 (binding array) or bindings N+1..2N (separate)\n",
-        );
+            HeapBinding::Meta => "",
+        };
+        let what = match b {
+            HeapBinding::SegmentArray { .. } => format!(
+                "a binding array of {} segments of these sizes in bytes: {:?}",
+                layout.segment_count(),
+                layout.segment_sizes
+            ),
+            HeapBinding::Segment { index, .. } => format!(
+                "segment {index}: {} bytes",
+                layout.segment_sizes[index as usize]
+            ),
+            HeapBinding::Meta => String::new(),
+        };
+        header.push_str(&format!(
+            "//   @binding({binding}) {}: {what}{view}\n",
+            b.wgsl_name()
+        ));
     }
     header.push_str(&format!(
         "// heap_meta word {} holds the committed 16-byte units ({}; read only by heaps that can grow)\n",
@@ -464,28 +462,19 @@ pub(crate) fn build_bind_group(
         .collect();
     let segment_bindings: Vec<wgpu::BufferBinding> =
         bound.iter().map(|b| b.as_entire_buffer_binding()).collect();
-    let mut group_entries = vec![wgpu::BindGroupEntry {
-        binding: 0,
-        resource: meta.as_entire_binding(),
-    }];
-    // The plain views at binding 1 (or 1..=n), and for strategies with queues inside the
-    // heap the same buffers again as atomic views at binding 2 (or n+1..=2n).
-    let n = layout.segment_count();
-    let views = if layout.atomic_segments { 2 } else { 1 };
-    for view in 0..views {
-        match layout.binding {
-            SegmentBindingKind::BindingArray => group_entries.push(wgpu::BindGroupEntry {
-                binding: 1 + view,
-                resource: wgpu::BindingResource::BufferArray(&segment_bindings),
-            }),
-            SegmentBindingKind::Separate => {
-                group_entries.extend(bound.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: view * n + i as u32 + 1,
-                    resource: b.as_entire_binding(),
-                }))
-            }
-        }
-    }
+    let group_entries: Vec<wgpu::BindGroupEntry> = (0u32..)
+        .zip(layout.bindings())
+        .map(|(binding, b)| wgpu::BindGroupEntry {
+            binding,
+            resource: match b {
+                HeapBinding::Meta => meta.as_entire_binding(),
+                HeapBinding::SegmentArray { .. } => {
+                    wgpu::BindingResource::BufferArray(&segment_bindings)
+                }
+                HeapBinding::Segment { index, .. } => bound[index as usize].as_entire_binding(),
+            },
+        })
+        .collect();
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("gpu-heap"),
         layout: bind_group_layout,

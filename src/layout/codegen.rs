@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::config::Statistics;
 
-use super::{HeapLayout, SegmentBindingKind};
+use super::{HeapBinding, HeapLayout, SegmentBindingKind};
 
 impl HeapLayout {
     /// The WGSL of `generated/strategy.wgsl`: the include of the strategy's entry file,
@@ -64,62 +64,67 @@ impl HeapLayout {
         self.plan.get().wgsl(s);
     }
 
-    /// heap_meta's binding, then the segments' bindings and accessor functions.
+    /// The heap's bindings ([`HeapLayout::bindings`]), then the segments' accessor functions.
     fn write_bindings(&self, s: &mut String) {
         let group = self.bind_group_index;
-        let _ = writeln!(
-            s,
-            "@group({group}) @binding(0) var<storage, read_write> heap_meta: array<atomic<u32>>;"
-        );
         let n = self.segment_count();
+        if self.binding == SegmentBindingKind::BindingArray {
+            let _ = writeln!(
+                s,
+                "enable wgpu_binding_array;\n\
+                 struct HeapSegment {{ words: array<u32> }}\n\
+                 struct HeapSegmentAtomic {{ words: array<atomic<u32>> }}"
+            );
+        }
+        for (binding, b) in (0u32..).zip(self.bindings()) {
+            let ty = match b {
+                HeapBinding::Meta | HeapBinding::Segment { atomic: true, .. } => {
+                    "array<atomic<u32>>".to_string()
+                }
+                HeapBinding::Segment { atomic: false, .. } => "array<u32>".to_string(),
+                HeapBinding::SegmentArray { atomic: false } => {
+                    format!("binding_array<HeapSegment, {n}>")
+                }
+                HeapBinding::SegmentArray { atomic: true } => {
+                    format!("binding_array<HeapSegmentAtomic, {n}>")
+                }
+            };
+            let _ = writeln!(
+                s,
+                "@group({group}) @binding({binding}) var<storage, read_write> {}: {ty};",
+                b.wgsl_name()
+            );
+        }
+        let atomic = self.atomic_segments;
         match self.binding {
             SegmentBindingKind::BindingArray => {
-                write_binding_array_segments(s, group, n, self.atomic_segments)
+                let _ = writeln!(
+                    s,
+                    "fn heap_segment_load(segment: u32, word: u32) -> u32 {{\n    \
+                     return heap_segments[segment].words[word];\n}}\n\
+                     fn heap_segment_store(segment: u32, word: u32, value: u32) {{\n    \
+                     heap_segments[segment].words[word] = value;\n}}"
+                );
+                if atomic {
+                    write_atomic_accessors(
+                        s,
+                        |_| "heap_segments_atomic[segment].words".into(),
+                        None,
+                    );
+                }
             }
             SegmentBindingKind::Separate => {
-                write_separate_segments(s, group, n, self.atomic_segments)
+                write_separate_accessors(s, n);
+                if atomic {
+                    write_atomic_accessors(s, |i| format!("heap_segment_atomic_{i}"), Some(n));
+                }
             }
         }
     }
 }
 
-/// The `n` segments as one binding array (binding 1) and, where `atomic`, a second one of
-/// atomic views (binding 2), with heap_segment_{load,store} and the atomic accessors
-/// indexing them by segment.
-fn write_binding_array_segments(s: &mut String, group: u32, n: u32, atomic: bool) {
-    let _ = writeln!(
-        s,
-        "enable wgpu_binding_array;\n\
-         struct HeapSegment {{ words: array<u32> }}\n\
-         @group({group}) @binding(1) var<storage, read_write> heap_segments: \
-         binding_array<HeapSegment, {n}>;\n\
-         fn heap_segment_load(segment: u32, word: u32) -> u32 {{\n    \
-         return heap_segments[segment].words[word];\n}}\n\
-         fn heap_segment_store(segment: u32, word: u32, value: u32) {{\n    \
-         heap_segments[segment].words[word] = value;\n}}"
-    );
-    if atomic {
-        let _ = writeln!(
-            s,
-            "struct HeapSegmentAtomic {{ words: array<atomic<u32>> }}\n\
-             @group({group}) @binding(2) var<storage, read_write> heap_segments_atomic: \
-             binding_array<HeapSegmentAtomic, {n}>;"
-        );
-        write_atomic_accessors(s, |_| "heap_segments_atomic[segment].words".into(), None);
-    }
-}
-
-/// The `n` segments as bindings 1 to n and, where `atomic`, their atomic views as bindings
-/// n + 1 to 2n, with heap_segment_{load,store} and the atomic accessors switching over them.
-fn write_separate_segments(s: &mut String, group: u32, n: u32, atomic: bool) {
-    for i in 0..n {
-        let _ = writeln!(
-            s,
-            "@group({group}) @binding({}) var<storage, read_write> heap_segment_{i}: \
-             array<u32>;",
-            i + 1
-        );
-    }
+/// heap_segment_{load,store} over `n` separate segment bindings: a switch on the segment.
+fn write_separate_accessors(s: &mut String, n: u32) {
     let _ = writeln!(s, "fn heap_segment_load(segment: u32, word: u32) -> u32 {{");
     let _ = writeln!(s, "    switch segment {{");
     for i in 0..n {
@@ -138,17 +143,6 @@ fn write_separate_segments(s: &mut String, group: u32, n: u32, atomic: bool) {
         );
     }
     let _ = writeln!(s, "        default: {{}}\n    }}\n}}");
-    if atomic {
-        for i in 0..n {
-            let _ = writeln!(
-                s,
-                "@group({group}) @binding({}) var<storage, read_write> \
-                 heap_segment_atomic_{i}: array<atomic<u32>>;",
-                n + i + 1
-            );
-        }
-        write_atomic_accessors(s, |i| format!("heap_segment_atomic_{i}"), Some(n));
-    }
 }
 
 /// heap_atomic_fill's body over the atomic array ARR. Each iteration issues 4 exchanges

@@ -35,6 +35,36 @@ pub enum SegmentBindingKind {
     Separate,
 }
 
+/// What one binding of the heap's bind group holds ([`HeapLayout::bindings`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HeapBinding {
+    /// `heap_meta`: statistics, strategy state, growth block.
+    Meta,
+    /// Every segment, as one binding array; `atomic`: as `array<atomic<u32>>`.
+    SegmentArray { atomic: bool },
+    /// One segment; `atomic`: as `array<atomic<u32>>`.
+    Segment { index: u32, atomic: bool },
+}
+
+impl HeapBinding {
+    /// The WGSL variable bound here.
+    pub(crate) fn wgsl_name(self) -> String {
+        match self {
+            HeapBinding::Meta => "heap_meta".into(),
+            HeapBinding::SegmentArray { atomic: false } => "heap_segments".into(),
+            HeapBinding::SegmentArray { atomic: true } => "heap_segments_atomic".into(),
+            HeapBinding::Segment {
+                index,
+                atomic: false,
+            } => format!("heap_segment_{index}"),
+            HeapBinding::Segment {
+                index,
+                atomic: true,
+            } => format!("heap_segment_atomic_{index}"),
+        }
+    }
+}
+
 /// The planned heap.
 #[derive(Clone, Debug)]
 pub struct HeapLayout {
@@ -77,6 +107,30 @@ impl HeapLayout {
     /// Bytes committed when the heap is created.
     pub fn initial_bytes(&self) -> u64 {
         self.committed_bytes(self.initial_segments)
+    }
+
+    /// The heap's bindings, binding `i` at index `i`: heap_meta, the segments' plain views
+    /// (one binding array, or one binding each), then, for strategies that keep queues
+    /// inside the heap, the same buffers as atomic views. The bind group layout, the bind
+    /// group, the generated WGSL and the flattened shader's header all follow this list.
+    pub(crate) fn bindings(&self) -> Vec<HeapBinding> {
+        let views: &[bool] = if self.atomic_segments {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        let mut bindings = vec![HeapBinding::Meta];
+        for &atomic in views {
+            match self.binding {
+                SegmentBindingKind::BindingArray => {
+                    bindings.push(HeapBinding::SegmentArray { atomic })
+                }
+                SegmentBindingKind::Separate => bindings.extend(
+                    (0..self.segment_count()).map(|index| HeapBinding::Segment { index, atomic }),
+                ),
+            }
+        }
+        bindings
     }
 
     /// The family's plan behind the strategy seam.

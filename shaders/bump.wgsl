@@ -26,7 +26,7 @@
 //
 // Loops: one, at most BUMP_ATTEMPTS = 2 iterations; failing both is HEAP_CONTENTION.
 
-const BUMP_HEAD: u32 = STAT_WORDS;
+// BUMP_HEAD, the head's heap_meta word, is declared by the host (src/bump.rs).
 const BUMP_ATTEMPTS: u32 = 2u;
 
 // One atomicAdd on the common path: no load first, because a load of the head is one more

@@ -44,7 +44,10 @@ impl StrategyPlan for BumpPlan {
         STAT_WORDS + STRATEGY_SCALAR_WORDS
     }
 
-    fn wgsl(&self, _: &mut String) {}
+    /// The head: the units handed out so far, in the first scalar word.
+    fn wgsl(&self, s: &mut String) {
+        s.push_str(&format!("const BUMP_HEAD: u32 = {STAT_WORDS}u;\n"));
+    }
 
     fn init_invocations(&self) -> u32 {
         0

@@ -27,10 +27,9 @@
 // boundary word; trim, after checking the range free, does the reverse; WALK_FREE moves
 // by the items committed or released. No loops here.
 
-const WALK_FREE: u32 = STAT_WORDS;
-const WALK_STEPS: u32 = STAT_WORDS + 8u;
-const WALK_WALKS: u32 = STAT_WORDS + 10u;
-const WALK_STATE: u32 = STAT_WORDS + 16u;
+// WALK_FREE (the free count), WALK_STEPS and WALK_WALKS (64-bit counters of the
+// instrumented build) and WALK_STATE (the flags or bitmaps) are heap_meta words the host
+// declares (src/random_walk/mod.rs) and generates.
 const WALK_NONE: u32 = 0xffffffffu;
 
 var<private> heap_walk_steps: u32 = 0u;

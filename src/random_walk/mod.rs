@@ -21,7 +21,12 @@ use crate::strategy::{PlanInput, StrategyPlan};
 use crate::Strategy;
 
 /// heap_meta words of the walk state (keep in sync with shaders/random_walk/walk.wgsl).
+/// heap_meta words of the walk's scalars: the free count, then the instrumented build's
+/// 64-bit step and walk counters; its flags or bitmaps follow the scalars.
+const WALK_FREE: u64 = STAT_WORDS;
 pub(crate) const WALK_STEPS: u64 = STAT_WORDS + 8;
+const WALK_WALKS: u64 = WALK_STEPS + 2;
+const WALK_STATE: u64 = STAT_WORDS + STRATEGY_SCALAR_WORDS;
 /// Largest RW_malloc request (also capped by the segment size).
 pub const RW_MALLOC_MAX_ALLOC: u64 = 1 << 20;
 /// Pages or units are counted in u32 with a wrap check (walk_reserve): below 2^31.
@@ -180,12 +185,21 @@ impl StrategyPlan for WalkGeometry {
     }
 
     fn state_end_word(&self) -> u64 {
-        STAT_WORDS + STRATEGY_SCALAR_WORDS + self.state_words
+        WALK_STATE + self.state_words
     }
 
     fn wgsl(&self, s: &mut String) {
         if self.compiled == Strategy::RwMalloc && self.subgroups {
             let _ = writeln!(s, "#define GPU_HEAP_SUBGROUPS");
+        }
+        let scalars = [
+            ("WALK_FREE", WALK_FREE),
+            ("WALK_STEPS", WALK_STEPS),
+            ("WALK_WALKS", WALK_WALKS),
+            ("WALK_STATE", WALK_STATE),
+        ];
+        for (name, value) in scalars {
+            let _ = writeln!(s, "const {name}: u32 = {value}u;");
         }
         let shift = self.item_units.trailing_zeros() as u64;
         let constants = if self.compiled == Strategy::RwMalloc {

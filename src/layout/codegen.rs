@@ -11,7 +11,7 @@ use super::{HeapBinding, HeapLayout, SegmentBindingKind};
 impl HeapLayout {
     /// The WGSL of `generated/strategy.wgsl`: the include of the strategy's entry file,
     /// which `alloc.wgsl` includes in turn.
-    pub fn strategy_wgsl(&self) -> String {
+    pub(crate) fn strategy_wgsl(&self) -> String {
         format!("#include \"../{}\"\n", self.plan.get().entry_file())
     }
 

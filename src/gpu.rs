@@ -8,7 +8,8 @@ use crate::error::{Error, Result};
 use crate::layout::BINDING_ARRAY_FEATURES;
 
 /// Features gpu-heap can make use of: binding arrays (heaps of several segments),
-/// subgroups (collaborative strategies) and timestamp queries (benchmarks).
+/// subgroups (collaborative strategies) and timestamp queries (benchmarks). None is
+/// required: request those your adapter has, `adapter.features() & device_features()`.
 pub fn device_features() -> wgpu::Features {
     BINDING_ARRAY_FEATURES | wgpu::Features::SUBGROUP | wgpu::Features::TIMESTAMP_QUERY
 }

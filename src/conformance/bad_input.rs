@@ -88,6 +88,25 @@ pub(super) fn host_bad_input(
         GpuHeap::with_config(device, queue, huge),
         |e| matches!(e, Error::TooLarge { .. }),
     );
+    expect(
+        "a zero watchdog",
+        GpuHeap::with_config(
+            device,
+            queue,
+            base.clone().watchdog(std::time::Duration::ZERO),
+        ),
+        |e| matches!(e, Error::InvalidConfig(_)),
+    );
+    expect(
+        "a bind group index at max_bind_groups",
+        GpuHeap::with_config(
+            device,
+            queue,
+            base.clone()
+                .bind_group_index(device.limits().max_bind_groups),
+        ),
+        |e| matches!(e, Error::LimitTooLow { .. }),
+    );
     let too_many = base
         .clone()
         .max_segment_size(1 << 20)

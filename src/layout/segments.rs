@@ -34,6 +34,19 @@ impl HeapLayout {
         if config.size == 0 {
             return Err(Error::ZeroSize);
         }
+        if config.watchdog.is_zero() {
+            return Err(Error::InvalidConfig(
+                "the watchdog must allow some time: with Duration::ZERO every wait would fail"
+                    .into(),
+            ));
+        }
+        if config.bind_group_index >= caps.limits.max_bind_groups {
+            return Err(Error::LimitTooLow {
+                limit: "max_bind_groups",
+                have: caps.limits.max_bind_groups as u64,
+                needed: config.bind_group_index as u64 + 1,
+            });
+        }
         let growable = config.is_growable();
         if growable && !config.strategy.supports_growth() {
             return Err(Error::GrowthUnsupported {
@@ -260,6 +273,26 @@ pub(super) mod tests {
             },
             backend: None,
         }
+    }
+
+    #[test]
+    fn misuse_is_a_typed_error_before_any_buffer() {
+        let c = caps(128 << 20, true);
+        let zero = HeapConfig::new(1 << 20).watchdog(std::time::Duration::ZERO);
+        assert!(matches!(
+            HeapLayout::plan(&zero, &c),
+            Err(Error::InvalidConfig(_))
+        ));
+        let group = HeapConfig::new(1 << 20).bind_group_index(c.limits.max_bind_groups);
+        assert!(matches!(
+            HeapLayout::plan(&group, &c),
+            Err(Error::LimitTooLow {
+                limit: "max_bind_groups",
+                ..
+            })
+        ));
+        let last = HeapConfig::new(1 << 20).bind_group_index(c.limits.max_bind_groups - 1);
+        assert!(HeapLayout::plan(&last, &c).is_ok());
     }
 
     #[test]

@@ -65,6 +65,13 @@ impl GpuHeap {
         config: HeapConfig,
     ) -> Result<Self> {
         let layout = HeapLayout::plan(&config, &DeviceCaps::of(device))?;
+        if layout.compiled() != layout.strategy {
+            log::warn!(
+                "gpu-heap: {} needs subgroups, which this device lacks; the heap runs as {}",
+                layout.strategy,
+                layout.compiled()
+            );
+        }
 
         let storage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC

@@ -11,16 +11,29 @@ use std::mem::offset_of;
 
 use crate::stats::RawStats;
 
-/// The handle malloc returns on failure.
-pub(crate) const HEAP_NULL: u32 = 0;
+/// The handle `malloc` returns on failure (`HEAP_NULL` in WGSL).
+pub const HEAP_NULL: u32 = 0;
 
-/// Status of the last malloc or free of an invocation (`heap_status` in WGSL); failures are
-/// counted per status in the statistics block.
-pub(crate) const HEAP_OK: u32 = 0;
-pub(crate) const HEAP_OUT_OF_MEMORY: u32 = 1;
-pub(crate) const HEAP_CONTENTION: u32 = 2;
-pub(crate) const HEAP_INVALID_REQUEST: u32 = 3;
-pub(crate) const HEAP_INVALID_FREE: u32 = 4;
+/// `heap_status` after a malloc or free that succeeded. The WGSL constants of the same names
+/// are generated from these, so a kernel can copy `heap_status` into a buffer and the host
+/// compare it with them.
+///
+/// ```
+/// assert_ne!(gpu_heap::HEAP_OK, gpu_heap::HEAP_OUT_OF_MEMORY);
+/// ```
+pub const HEAP_OK: u32 = 0;
+/// `heap_status` after a malloc that found no free memory (counted in
+/// [`crate::Failures::out_of_memory`]).
+pub const HEAP_OUT_OF_MEMORY: u32 = 1;
+/// `heap_status` after a malloc that gave up after its bounded steps although memory may be
+/// free ([`crate::Failures::contention`]).
+pub const HEAP_CONTENTION: u32 = 2;
+/// `heap_status` after `malloc(0)` or a size over the strategy's maximum
+/// ([`crate::Failures::invalid_request`]).
+pub const HEAP_INVALID_REQUEST: u32 = 3;
+/// `heap_status` after a free of something that is not a live allocation, where the
+/// strategy can tell ([`crate::Failures::invalid_free`]).
+pub const HEAP_INVALID_FREE: u32 = 4;
 
 /// Words of the statistics block: [`RawStats`], word by word.
 pub(crate) const STAT_WORDS: u64 = (size_of::<RawStats>() / 4) as u64;

@@ -37,7 +37,7 @@ pub(crate) enum Family {
 
 macro_rules! registry {
     ($($(#[$doc:meta])* $variant:ident = $name:literal, $define:literal, $family:expr;)*) => {
-        /// The allocator compiled into the heap's shaders. Names follow DESIGN.md.
+        /// The allocator compiled into the heap's shaders; the README says which to choose.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
         #[non_exhaustive]
         pub enum Strategy {

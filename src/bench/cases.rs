@@ -86,7 +86,7 @@ fn grid(test: Test, quick: bool) -> Vec<(u32, u32, u32)> {
     match (test, quick) {
         (Test::Alloc, false) => fixed(&[10_000, 100_000, 1_000_000], &size_ladder()),
         (Test::Alloc, true) => fixed(&[1000], &[16, 1024]),
-        // The cells of the accumulate table in DESIGN.md.
+        // The cells of the peers' accumulate table (BENCHMARKS.md).
         (Test::Accumulate, false) => vec![
             (10_000, 16, 16),
             (100_000, 16, 16),

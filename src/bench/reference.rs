@@ -1,4 +1,4 @@
-//! The published reference numbers (DESIGN.md: CUDA allocators on an NVIDIA H200, median of
+//! The published reference numbers (the CUDA peers on an NVIDIA H200, median of
 //! 5 rounds on an 8 GiB heap) and the comparison of a run against them, as Markdown.
 
 use std::fmt::Write as _;

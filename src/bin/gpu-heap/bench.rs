@@ -51,7 +51,7 @@ pub struct Args {
     /// Write SVG plots into this directory.
     #[arg(long)]
     plots: Option<PathBuf>,
-    /// Write the comparison with the reference numbers (DESIGN.md) as Markdown here.
+    /// Write the comparison with the peers' published numbers (BENCHMARKS.md) as Markdown here.
     #[arg(long)]
     markdown: Option<PathBuf>,
     /// Heaps that can grow (the heap size committed, twice as much reserved):

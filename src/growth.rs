@@ -23,7 +23,7 @@ use crate::heap::{build_bind_group, GpuHeap};
 use crate::layout::UNIT_BYTES;
 
 use crate::meta::{
-    GROWTH_COMMITTED, GROWTH_PRESSURE, GROWTH_TRIM_BUSY, PRESSURE_LOW, PRESSURE_OOM,
+    GROWTH_COMMITTED, GROWTH_PRESSURE, GROWTH_TRIM_BUSY, HEAP_PRESSURE_LOW, HEAP_PRESSURE_OOM,
 };
 
 /// The three host-driven passes of a heap that can grow.
@@ -289,8 +289,8 @@ impl GpuHeap {
         self.low_watermark = policy.low_watermark.clamp(0.0, 1.0);
         let before = self.committed_bytes();
         let mut report = MaintainReport {
-            out_of_memory: pressure & PRESSURE_OOM != 0,
-            low: pressure & PRESSURE_LOW != 0,
+            out_of_memory: pressure & HEAP_PRESSURE_OOM != 0,
+            low: pressure & HEAP_PRESSURE_LOW != 0,
             committed_before: before,
             committed_after: before,
             at_limit: false,

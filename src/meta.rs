@@ -11,40 +11,61 @@ use std::mem::offset_of;
 
 use crate::stats::RawStats;
 
-/// The handle `malloc` returns on failure (`HEAP_NULL` in WGSL).
-pub const HEAP_NULL: u32 = 0;
+/// Declares constants shared with the shaders and `$list()`, their names and values for
+/// the generated WGSL, in declaration order: each constant is written once.
+macro_rules! wgsl_constants {
+    ($list:ident; $($(#[$doc:meta])* $vis:vis const $name:ident: $ty:ty = $value:expr;)*) => {
+        $($(#[$doc])* $vis const $name: $ty = $value;)*
 
-/// `heap_status` after a malloc or free that succeeded. The WGSL constants of the same names
-/// are generated from these, so a kernel can copy `heap_status` into a buffer and the host
-/// compare it with them.
-///
-/// ```
-/// assert_ne!(gpu_heap::HEAP_OK, gpu_heap::HEAP_OUT_OF_MEMORY);
-/// ```
-pub const HEAP_OK: u32 = 0;
-/// `heap_status` after a malloc that found no free memory (counted in
-/// [`crate::Failures::out_of_memory`]).
-pub const HEAP_OUT_OF_MEMORY: u32 = 1;
-/// `heap_status` after a malloc that gave up after its bounded steps although memory may be
-/// free ([`crate::Failures::contention`]).
-pub const HEAP_CONTENTION: u32 = 2;
-/// `heap_status` after `malloc(0)` or a size over the strategy's maximum
-/// ([`crate::Failures::invalid_request`]).
-pub const HEAP_INVALID_REQUEST: u32 = 3;
-/// `heap_status` after a free of something that is not a live allocation, where the
-/// strategy can tell ([`crate::Failures::invalid_free`]).
-pub const HEAP_INVALID_FREE: u32 = 4;
+        /// The constants above, by their WGSL names.
+        pub(crate) fn $list() -> Vec<(&'static str, u64)> {
+            vec![$((stringify!($name), $name as u64)),*]
+        }
+    };
+}
+pub(crate) use wgsl_constants;
 
-/// Words of the statistics block: [`RawStats`], word by word.
-pub(crate) const STAT_WORDS: u64 = (size_of::<RawStats>() / 4) as u64;
-const STAT_MALLOC_CALLS: u64 = (offset_of!(RawStats, malloc_calls) / 4) as u64;
-const STAT_FREE_CALLS: u64 = (offset_of!(RawStats, free_calls) / 4) as u64;
-/// The failure counter of status s (64 bits) starts at STAT_FAILURES + 2 * s.
-const STAT_FAILURES: u64 =
-    (offset_of!(RawStats, out_of_memory) / 4) as u64 - 2 * HEAP_OUT_OF_MEMORY as u64;
-const STAT_LIVE_ALLOCATIONS: u64 = (offset_of!(RawStats, live_allocations) / 4) as u64;
-const STAT_LIVE_UNITS: u64 = (offset_of!(RawStats, live_units) / 4) as u64;
-const STAT_PEAK_UNITS: u64 = (offset_of!(RawStats, peak_units) / 4) as u64;
+wgsl_constants! {
+    core_constants;
+    /// The handle `malloc` returns on failure (`HEAP_NULL` in WGSL).
+    pub const HEAP_NULL: u32 = 0;
+
+    /// `heap_status` after a malloc or free that succeeded. The WGSL constants of the same names
+    /// are generated from these, so a kernel can copy `heap_status` into a buffer and the host
+    /// compare it with them.
+    ///
+    /// ```
+    /// assert_ne!(gpu_heap::HEAP_OK, gpu_heap::HEAP_OUT_OF_MEMORY);
+    /// ```
+    pub const HEAP_OK: u32 = 0;
+    /// `heap_status` after a malloc that found no free memory (counted in
+    /// [`crate::Failures::out_of_memory`]).
+    pub const HEAP_OUT_OF_MEMORY: u32 = 1;
+    /// `heap_status` after a malloc that gave up after its bounded steps although memory may be
+    /// free ([`crate::Failures::contention`]).
+    pub const HEAP_CONTENTION: u32 = 2;
+    /// `heap_status` after `malloc(0)` or a size over the strategy's maximum
+    /// ([`crate::Failures::invalid_request`]).
+    pub const HEAP_INVALID_REQUEST: u32 = 3;
+    /// `heap_status` after a free of something that is not a live allocation, where the
+    /// strategy can tell ([`crate::Failures::invalid_free`]).
+    pub const HEAP_INVALID_FREE: u32 = 4;
+
+    const STAT_MALLOC_CALLS: u64 = (offset_of!(RawStats, malloc_calls) / 4) as u64;
+    const STAT_FREE_CALLS: u64 = (offset_of!(RawStats, free_calls) / 4) as u64;
+    /// The failure counter of status s (64 bits) starts at STAT_FAILURES + 2 * s.
+    const STAT_FAILURES: u64 =
+        (offset_of!(RawStats, out_of_memory) / 4) as u64 - 2 * HEAP_OUT_OF_MEMORY as u64;
+    const STAT_LIVE_ALLOCATIONS: u64 = (offset_of!(RawStats, live_allocations) / 4) as u64;
+    const STAT_LIVE_UNITS: u64 = (offset_of!(RawStats, live_units) / 4) as u64;
+    const STAT_PEAK_UNITS: u64 = (offset_of!(RawStats, peak_units) / 4) as u64;
+    /// Words of the statistics block: [`RawStats`], word by word.
+    pub(crate) const STAT_WORDS: u64 = (size_of::<RawStats>() / 4) as u64;
+
+    /// Pressure flags the device sets in the growth block.
+    pub(crate) const HEAP_PRESSURE_OOM: u32 = 1;
+    pub(crate) const HEAP_PRESSURE_LOW: u32 = 2;
+}
 
 /// Words of the growth block, from its first word (`HEAP_GROWTH`; see
 /// shaders/core/growth.wgsl for what each means).
@@ -57,10 +78,6 @@ pub(crate) const GROWTH_TRIM_BUSY: u64 = 5;
 const GROWTH_TRIM_INVOCATIONS: u64 = 6;
 /// Words of the growth block (the last is reserved).
 pub(crate) const GROWTH_WORDS: u64 = 8;
-
-/// Pressure flags the device sets in the growth block.
-pub(crate) const PRESSURE_OOM: u32 = 1;
-pub(crate) const PRESSURE_LOW: u32 = 2;
 
 /// The path of the generated file that holds the constants shared by every heap.
 pub(crate) const SHARED_WGSL_PATH: &str = "generated/shared.wgsl";
@@ -77,26 +94,7 @@ pub(crate) fn shared_wgsl() -> String {
     let mut s = String::from(
         "// Generated by gpu-heap (src/meta.rs): constants shared by the host and the shaders.\n",
     );
-    write_constants(
-        &mut s,
-        &[
-            ("HEAP_NULL", HEAP_NULL as u64),
-            ("HEAP_OK", HEAP_OK as u64),
-            ("HEAP_OUT_OF_MEMORY", HEAP_OUT_OF_MEMORY as u64),
-            ("HEAP_CONTENTION", HEAP_CONTENTION as u64),
-            ("HEAP_INVALID_REQUEST", HEAP_INVALID_REQUEST as u64),
-            ("HEAP_INVALID_FREE", HEAP_INVALID_FREE as u64),
-            ("STAT_MALLOC_CALLS", STAT_MALLOC_CALLS),
-            ("STAT_FREE_CALLS", STAT_FREE_CALLS),
-            ("STAT_FAILURES", STAT_FAILURES),
-            ("STAT_LIVE_ALLOCATIONS", STAT_LIVE_ALLOCATIONS),
-            ("STAT_LIVE_UNITS", STAT_LIVE_UNITS),
-            ("STAT_PEAK_UNITS", STAT_PEAK_UNITS),
-            ("STAT_WORDS", STAT_WORDS),
-            ("HEAP_PRESSURE_OOM", PRESSURE_OOM as u64),
-            ("HEAP_PRESSURE_LOW", PRESSURE_LOW as u64),
-        ],
-    );
+    write_constants(&mut s, &core_constants());
     write_constants(&mut s, &crate::ouroboros::shared::constants());
     s
 }

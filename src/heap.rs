@@ -393,8 +393,7 @@ fn flatten_layout(layout: &HeapLayout) -> Result<String> {
     let group = layout.bind_group_index;
     let mut header = format!(
         "// gpu-heap {version}: flattened alloc.wgsl, strategy {strategy}.\n\
-         // Buffers (usage STORAGE | COPY_DST), all in @group({group}):\n\
-         //   @binding(0) heap_meta: {meta} bytes, zero-filled before first use and on reset.\n",
+         // Buffers (usage STORAGE | COPY_DST), all in @group({group}):\n",
         version = env!("CARGO_PKG_VERSION"),
         strategy = if layout.compiled() == layout.strategy {
             layout.strategy.to_string()
@@ -405,20 +404,13 @@ fn flatten_layout(layout: &HeapLayout) -> Result<String> {
                 layout.compiled()
             )
         },
-        meta = layout.meta_words * 4,
     );
-    for (binding, b) in (0u32..).zip(layout.bindings()).skip(1) {
-        let view = match b {
-            HeapBinding::SegmentArray { atomic } | HeapBinding::Segment { atomic, .. } => {
-                if atomic {
-                    ", bound again as array<atomic<u32>>"
-                } else {
-                    ""
-                }
-            }
-            HeapBinding::Meta => "",
-        };
+    for (binding, b) in (0u32..).zip(layout.bindings()) {
         let what = match b {
+            HeapBinding::Meta => format!(
+                "{} bytes, zero-filled before first use and on reset.",
+                layout.meta_words * 4
+            ),
             HeapBinding::SegmentArray { .. } => format!(
                 "a binding array of {} segments of these sizes in bytes: {:?}",
                 layout.segment_count(),
@@ -428,10 +420,14 @@ fn flatten_layout(layout: &HeapLayout) -> Result<String> {
                 "segment {index}: {} bytes",
                 layout.segment_sizes[index as usize]
             ),
-            HeapBinding::Meta => String::new(),
+        };
+        let again = match b {
+            HeapBinding::SegmentArray { atomic: true }
+            | HeapBinding::Segment { atomic: true, .. } => ", bound again as array<atomic<u32>>",
+            _ => "",
         };
         header.push_str(&format!(
-            "//   @binding({binding}) {}: {what}{view}\n",
+            "//   @binding({binding}) {}: {what}{again}\n",
             b.wgsl_name()
         ));
     }

@@ -20,8 +20,9 @@ pub enum SegmentBinding {
 }
 
 /// What the heap counts on the device (see [`HeapStats`](crate::HeapStats)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum Statistics {
     /// Calls, failures by cause, live and peak bytes and allocations: about four global
@@ -103,6 +104,12 @@ impl HeapConfig {
             unit_size: 16,
             count_steps: false,
         }
+    }
+
+    /// Sets the heap's size in bytes (its initial size, if it can grow).
+    pub fn size(mut self, bytes: u64) -> Self {
+        self.size = bytes;
+        self
     }
 
     /// Reserves handle space for up to `bytes`: the heap starts at `size` and grows by
@@ -188,6 +195,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "serde")]
     fn serde_names_are_the_shared_names() {
         for &s in Strategy::ALL {
             let json = serde_json::to_string(&s).unwrap();

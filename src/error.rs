@@ -1,6 +1,5 @@
 //! The crate's one error type.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::shader::ShaderError;
@@ -79,18 +78,6 @@ pub enum Error {
     /// A trim asked to go below the heap's initial size.
     #[error("cannot trim the heap to {requested} bytes: its initial size is {initial} bytes")]
     TrimBelowInitial { requested: u64, initial: u64 },
-
-    /// Benchmark results that cannot be merged: their times do not compare (another
-    /// adapter, timer, heap size, round count or heap kind).
-    #[error("results that do not compare: {0}")]
-    IncomparableResults(String),
-
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
 }
 
 /// Shorthand for results of this crate.

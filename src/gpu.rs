@@ -70,7 +70,8 @@ impl Gpu {
 }
 
 /// Adapter identity, as written into result files.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct AdapterDescription {
     pub name: String,
     pub backend: String,

@@ -126,7 +126,8 @@ impl GrowthPolicy {
 }
 
 /// What [`GpuHeap::maintain`] found and did.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MaintainReport {
     /// A malloc failed for lack of memory since the last maintain.
     pub out_of_memory: bool,

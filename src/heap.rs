@@ -205,7 +205,10 @@ impl GpuHeap {
         self.create_shader_module_from(name, &composed)
     }
 
-    pub(crate) fn create_shader_module_from(
+    /// Creates a shader module from a shader composed with this heap's [`Self::composer`]
+    /// (for instance one with sources of your own added); wgpu's validation error, if any,
+    /// is returned instead of reaching the device's error handler.
+    pub fn create_shader_module_from(
         &self,
         name: &str,
         composed: &ComposedShader,

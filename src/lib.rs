@@ -24,10 +24,8 @@
 //! # Ok(()) }
 //! ```
 
-pub mod bench;
 mod bump;
 mod config;
-pub mod conformance;
 mod error;
 mod gpu;
 mod growth;
@@ -35,7 +33,7 @@ mod heap;
 mod layout;
 mod meta;
 mod ouroboros;
-pub mod random_walk;
+mod random_walk;
 pub mod shader;
 mod stats;
 mod strategy;
@@ -54,6 +52,7 @@ pub use meta::{
     HEAP_OUT_OF_MEMORY,
 };
 pub use ouroboros::{ClassReport, EnqueueFailures, OuroborosReport, PageEvents};
+pub use random_walk::WalkSteps;
 pub use shader::{ComposedShader, Composer, ShaderError, SourceLocation};
 pub use stats::{Failures, HeapStats, RawStats};
 pub use strategy::Strategy;

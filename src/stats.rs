@@ -21,7 +21,8 @@ pub struct RawStats {
 }
 
 /// Failed calls by cause.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Failures {
     /// malloc found no free memory.
     pub out_of_memory: u64,
@@ -59,7 +60,8 @@ impl std::ops::AddAssign for Failures {
 }
 
 /// What [`GpuHeap::stats`](crate::GpuHeap::stats) reports.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct HeapStats {
     /// Bytes held by live allocations, as granted (rounded up to the unit or page). A free
     /// lowers it by what it releases: bump's frees release nothing (its memory comes back by

@@ -38,10 +38,11 @@ pub(crate) enum Family {
 macro_rules! registry {
     ($($(#[$doc:meta])* $variant:ident = $name:literal, $define:literal, $family:expr;)*) => {
         /// The allocator compiled into the heap's shaders; the README says which to choose.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
         #[non_exhaustive]
         pub enum Strategy {
-            $($(#[$doc])* #[serde(rename = $name)] $variant,)*
+            $($(#[$doc])* #[cfg_attr(feature = "serde", serde(rename = $name))] $variant,)*
         }
 
         impl Strategy {

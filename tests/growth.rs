@@ -119,47 +119,6 @@ fn grow_keeps_handles_and_data() {
     assert_eq!(heap.stats().unwrap().allocations_live, 4096 + 8192);
 }
 
-#[test]
-fn grow_bench_runs_small_and_never_copies() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
-    let options = gpu_heap::bench::grow::GrowOptions {
-        initial: 1 << 20,
-        max: 8 << 20,
-        rounds: 1,
-        ..Default::default()
-    };
-    let report = gpu_heap::bench::grow::run(&gpu, &options).unwrap();
-    let commit: Vec<_> = report
-        .results
-        .iter()
-        .filter(|r| r.method == "commit")
-        .collect();
-    let copy: Vec<_> = report
-        .results
-        .iter()
-        .filter(|r| r.method == "copy")
-        .collect();
-    // 1 -> 2 -> 4 -> 8 MiB for each of the two default strategies, and for the copy.
-    assert_eq!(commit.len(), 6);
-    assert_eq!(copy.len(), 3);
-    for r in &commit {
-        assert_eq!(r.copied_bytes, 0);
-        assert_eq!(r.to_bytes, 2 * r.from_bytes);
-        // Peak: the committed size plus metadata and placeholder, never old + new.
-        assert!(r.peak_bytes >= r.to_bytes && r.peak_bytes < r.to_bytes + r.from_bytes);
-        assert!(r.ms.is_some() && r.grow_ms.is_some());
-    }
-    for r in &copy {
-        assert_eq!(r.peak_bytes, r.from_bytes + r.to_bytes);
-    }
-    let dir = std::env::temp_dir().join(format!("gpu-heap-grow-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let svg = dir.join("grow.svg");
-    gpu_heap::bench::grow::plot(&report, &svg).unwrap();
-    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
 /// Pages of 64 KiB in 1 MiB segments: 16 pages a segment, so the committed end falls in
 /// the middle of a bitmap word and the boundary-word logic of grow and trim is exercised.
 #[test]

@@ -28,6 +28,22 @@ impl DeviceCaps {
 }
 
 impl HeapLayout {
+    /// The heap that [`crate::GpuHeap::with_config`] would create for `config` on `device`,
+    /// planned without creating anything: its segments, capacity and largest malloc, or the
+    /// error that creating it would return.
+    ///
+    /// ```no_run
+    /// # fn main() -> gpu_heap::Result<()> {
+    /// let gpu = gpu_heap::Gpu::open(None)?;
+    /// let config = gpu_heap::HeapConfig::new(64 << 20);
+    /// let layout = gpu_heap::HeapLayout::for_device(&config, &gpu.device)?;
+    /// println!("{} blocks of 256 bytes", layout.capacity_for(256));
+    /// # Ok(()) }
+    /// ```
+    pub fn for_device(config: &HeapConfig, device: &wgpu::Device) -> Result<Self> {
+        Self::plan(config, &DeviceCaps::of(device))
+    }
+
     /// Plans the heap of `config` on a device with `caps`: its segments, their bindings and
     /// the strategy's geometry, or the typed error that says why the device cannot hold it.
     pub(crate) fn plan(config: &HeapConfig, caps: &DeviceCaps) -> Result<Self> {

@@ -9,8 +9,6 @@
 //! passes every finished chunk ([`OuroborosReport::stalled_queue_chunks`]). All are 0 after every
 //! dispatch unless the allocator leaks; the conformance suite checks them.
 
-use serde::Serialize;
-
 use super::shared::{
     BSEM_R_BITS, OQ_BACK, OQ_FAIL_MAKE_WAIT, OQ_FAIL_MOVES, OQ_FAIL_NO_MEMORY, OQ_FAIL_SEARCH,
     OQ_FAIL_SLOT_WAIT, OQ_FILLING, OQ_FRONT, OURO_EV_MISSED, OURO_EV_OOM_WITH_PAGES,
@@ -24,7 +22,8 @@ use crate::error::Result;
 use crate::heap::GpuHeap;
 
 /// A snapshot of an Ouroboros heap: its chunks by use, and each size class's pages.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct OuroborosReport {
     /// Chunks the heap has (the reserved maximum of a heap that can grow).
@@ -61,7 +60,8 @@ pub struct OuroborosReport {
 /// Failed enqueues by cause (`OURO_ENQUEUE_FAILS`, the `OQ_FAIL_*` causes of
 /// queues/index_queue.wgsl), counted by every queue of the heap. A page whose enqueue failed
 /// goes to the spill ([`ClassReport::spilled`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct EnqueueFailures {
     /// The heap had no chunk for queue storage.
@@ -105,7 +105,8 @@ impl EnqueueFailures {
 /// Events of mallocs looking for a page, in either front end (`OURO_PAGE_EVENTS`, the
 /// `OURO_EV_*` events of ouroboros/ouroboros.wgsl), counted over the heap's lifetime: they
 /// say why mallocs found no page while pages were queued.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct PageEvents {
     /// Units taken for which no page was found (the unit went back to the semaphore):
@@ -137,7 +138,8 @@ impl PageEvents {
 }
 
 /// One size class of an [`OuroborosReport`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct ClassReport {
     /// Bytes per page.

@@ -1,5 +1,5 @@
 //! The random-walk family (Pham & Tu): host-side planning of RW, RW-BM, CoRW and RW_malloc,
-//! the step instrumentation's readback, and the TAS / utilisation measurements.
+//! and the step instrumentation's readback (TAS and utilisation are in the tools crate).
 //!
 //! Geometry: RW, RW-BM and CoRW manage pages of `HeapConfig::page_size` bytes (one page per
 //! malloc); RW keeps one u32 flag per page, RW-BM and CoRW one bit. RW_malloc manages units
@@ -8,9 +8,6 @@
 //! planned, and compiled, as RW-BM (same state and free), which [`crate::HeapLayout::compiled`]
 //! reports. RW_malloc aggregates small requests within a subgroup where the feature exists
 //! and walks per invocation elsewhere.
-
-pub mod tas;
-pub mod utilisation;
 
 use std::fmt::Write as _;
 
@@ -28,7 +25,7 @@ pub(crate) const WALK_STEPS: u64 = STAT_WORDS + 8;
 const WALK_WALKS: u64 = WALK_STEPS + 2;
 const WALK_STATE: u64 = STAT_WORDS + STRATEGY_SCALAR_WORDS;
 /// Largest RW_malloc request (also capped by the segment size).
-pub const RW_MALLOC_MAX_ALLOC: u64 = 1 << 20;
+const RW_MALLOC_MAX_ALLOC: u64 = 1 << 20;
 /// Pages or units are counted in u32 with a wrap check (walk_reserve): below 2^31.
 const MAX_ITEMS: u64 = 1 << 31;
 
@@ -268,7 +265,8 @@ impl StrategyPlan for WalkGeometry {
 }
 
 /// Steps counted by an instrumented heap ([`crate::HeapConfig::count_steps`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct WalkSteps {
     /// Steps of all walks since the last reset.
     pub steps: u64,

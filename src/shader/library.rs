@@ -29,14 +29,6 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
         include_str!("../../shaders/random_walk/rw_bm.wgsl"),
     ),
     (
-        "bench/kernels.wgsl",
-        include_str!("../../shaders/bench/kernels.wgsl"),
-    ),
-    (
-        "bench/subgroup.wgsl",
-        include_str!("../../shaders/bench/subgroup.wgsl"),
-    ),
-    (
         "random_walk/walk.wgsl",
         include_str!("../../shaders/random_walk/walk.wgsl"),
     ),
@@ -59,10 +51,6 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
     (
         "random_walk/rw_malloc.wgsl",
         include_str!("../../shaders/random_walk/rw_malloc.wgsl"),
-    ),
-    (
-        "random_walk/tas.wgsl",
-        include_str!("../../shaders/random_walk/tas.wgsl"),
     ),
     (
         "sync/bulk_semaphore.wgsl",
@@ -111,9 +99,5 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
     (
         "ouroboros/growth.wgsl",
         include_str!("../../shaders/ouroboros/growth.wgsl"),
-    ),
-    (
-        "conformance/kernels.wgsl",
-        include_str!("../../shaders/conformance/kernels.wgsl"),
     ),
 ];

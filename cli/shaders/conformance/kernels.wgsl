@@ -1,0 +1,220 @@
+// Conformance kernels: run any strategy through malloc / write / verify / free.
+//
+// Invocation i owns slots i * K .. i * K + K - 1 (K = params.per_invocation, at least 1), so
+// an invocation can hold several allocations across dispatches. A live slot holds a handle,
+// the size asked for and a tag; word k of the allocation holds conformance_word(tag, k),
+// written over the whole requested size, so any overlap or stray write shows up as a
+// mismatch when verified. Which invocations allocate is decided by a hash of the invocation
+// (malloc_permille), which slots free by a hash of the slot (free_permille): arbitrary
+// subsets of the lanes of a subgroup call the allocator, not only regular masks.
+// round_trip_pass instead mallocs and frees within one dispatch (K rounds per invocation).
+// tally: [0] successful mallocs, [1] NULLs, [2] corrupted allocations, [3] frees that did
+// not return HEAP_OK, [8 + s] NULLs with status s; [16 + j] status of step j of bad_input.
+// Loops: K slots per invocation; the pattern loops run over the allocation's words, at most
+// HEAP_MAX_ALLOC / 4.
+#include "alloc.wgsl"
+
+struct Params {
+    slots: u32,
+    size_min: u32,
+    size_max: u32,
+    seed: u32,
+    malloc_permille: u32,
+    free_permille: u32,
+    round: u32,
+    first: u32, // alloc_pass: slots below this one are left alone
+    per_invocation: u32, // K; 0 counts as 1
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+struct Slot {
+    handle: u32,
+    size: u32,
+    tag: u32,
+    pad: u32,
+}
+
+@group(1) @binding(0) var<uniform> params: Params;
+@group(1) @binding(1) var<storage, read_write> slots: array<Slot>;
+@group(1) @binding(2) var<storage, read_write> tally: array<atomic<u32>>;
+
+const TALLY_OK: u32 = 0u;
+const TALLY_NULL: u32 = 1u;
+const TALLY_CORRUPTED: u32 = 2u;
+const TALLY_FREE_FAILED: u32 = 3u;
+const TALLY_NULL_BY_STATUS: u32 = 8u;
+const TALLY_BAD_INPUT: u32 = 16u;
+
+fn conformance_word(tag: u32, k: u32) -> u32 {
+    return heap_hash(tag ^ (k * 0x9e3779b9u));
+}
+
+fn words_of(size: u32) -> u32 {
+    return (size + 3u) / 4u;
+}
+
+fn chance(permille: u32, i: u32, salt: u32) -> bool {
+    return heap_hash(heap_hash(params.seed ^ salt) ^ (i * 0x85ebca6bu) ^ (params.round * 0xc2b2ae35u)) % 1000u < permille;
+}
+
+fn pick_size(i: u32) -> u32 {
+    if (params.size_max <= params.size_min) {
+        return params.size_min;
+    }
+    let r = heap_hash(params.seed ^ (i * 0x27d4eb2fu) ^ (params.round * 0x165667b1u));
+    return params.size_min + r % (params.size_max - params.size_min + 1u);
+}
+
+fn per_invocation() -> u32 {
+    return max(params.per_invocation, 1u);
+}
+
+// Counts a corrupted allocation if any word of s differs from its pattern.
+fn verify(s: Slot) {
+    var bad = false;
+    for (var k = 0u; k < words_of(s.size); k++) {
+        if (heap_load(s.handle, k) != conformance_word(s.tag, k)) {
+            bad = true;
+        }
+    }
+    if (bad) {
+        atomicAdd(&tally[TALLY_CORRUPTED], 1u);
+    }
+}
+
+// Frees a live handle; counts the free if it did not return HEAP_OK.
+fn free_counted(handle: u32) {
+    free(handle);
+    if (heap_status != HEAP_OK) {
+        atomicAdd(&tally[TALLY_FREE_FAILED], 1u);
+    }
+}
+
+// Mallocs slot i's size and writes its pattern; the NULL slot (counted by cause) if malloc
+// returned NULL.
+fn allocate(i: u32) -> Slot {
+    let size = pick_size(i);
+    let p = malloc(size);
+    if (p == HEAP_NULL) {
+        atomicAdd(&tally[TALLY_NULL], 1u);
+        atomicAdd(&tally[TALLY_NULL_BY_STATUS + heap_status], 1u);
+        return Slot(HEAP_NULL, 0u, 0u, 0u);
+    }
+    atomicAdd(&tally[TALLY_OK], 1u);
+    let tag = heap_hash(params.seed ^ heap_hash(i ^ (params.round << 24u)));
+    for (var k = 0u; k < words_of(size); k++) {
+        heap_store(p, k, conformance_word(tag, k));
+    }
+    return Slot(p, size, tag, 0u);
+}
+
+// Chosen invocations fill their empty slots (from `first` on) and write the pattern.
+@compute @workgroup_size(64)
+fn alloc_pass(@builtin(global_invocation_id) id: vec3<u32>) {
+    let n = per_invocation();
+    if (!chance(params.malloc_permille, id.x, 1u)) {
+        return;
+    }
+    for (var j = 0u; j < n; j++) {
+        let i = id.x * n + j;
+        if (i >= params.first && i < params.slots && slots[i].handle == HEAP_NULL) {
+            let a = allocate(i);
+            if (a.handle != HEAP_NULL) {
+                slots[i] = a;
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(64)
+fn verify_pass(@builtin(global_invocation_id) id: vec3<u32>) {
+    let n = per_invocation();
+    for (var j = 0u; j < n; j++) {
+        let i = id.x * n + j;
+        if (i < params.slots && slots[i].handle != HEAP_NULL) {
+            verify(slots[i]);
+        }
+    }
+}
+
+// Verifies every live slot, then frees it with probability free_permille.
+@compute @workgroup_size(64)
+fn free_pass(@builtin(global_invocation_id) id: vec3<u32>) {
+    let n = per_invocation();
+    for (var j = 0u; j < n; j++) {
+        let i = id.x * n + j;
+        if (i >= params.slots || slots[i].handle == HEAP_NULL) {
+            continue;
+        }
+        verify(slots[i]);
+        if (!chance(params.free_permille, i, 2u)) {
+            continue;
+        }
+        free_counted(slots[i].handle);
+        slots[i] = Slot(HEAP_NULL, 0u, 0u, 0u);
+    }
+}
+
+// Each chosen invocation makes K round trips in this one dispatch: malloc, write the
+// pattern, then verify and free the block of its round before (so every block stays live
+// while the invocation allocates and writes once more), and at the end its last block.
+// Mallocs and frees of different invocations run at the same time. Slots are not used.
+@compute @workgroup_size(64)
+fn round_trip_pass(@builtin(global_invocation_id) id: vec3<u32>) {
+    var held = Slot(HEAP_NULL, 0u, 0u, 0u);
+    for (var j = 0u; j < per_invocation(); j++) {
+        let i = id.x * per_invocation() + j;
+        var next = Slot(HEAP_NULL, 0u, 0u, 0u);
+        if (i < params.slots && chance(params.malloc_permille, i, 3u)) {
+            next = allocate(i);
+        }
+        release_held(held);
+        held = next;
+    }
+    release_held(held);
+}
+
+// Verifies a round trip's block and frees it (nothing for HEAP_NULL).
+fn release_held(s: Slot) {
+    if (s.handle != HEAP_NULL) {
+        verify(s);
+        free_counted(s.handle);
+    }
+}
+
+fn record(step: u32) {
+    atomicStore(&tally[TALLY_BAD_INPUT + step], heap_status);
+}
+
+// One invocation: the device-side bad input of the conformance suite, each step's status
+// recorded. The valid allocation in between is written and verified.
+@compute @workgroup_size(1)
+fn bad_input() {
+    _ = malloc(0u);
+    record(0u);
+    _ = malloc(HEAP_MAX_ALLOC + 1u);
+    record(1u);
+    _ = malloc(0xffffffffu);
+    record(2u);
+    free(HEAP_NULL);
+    record(3u);
+    let p = malloc(16u);
+    record(4u);
+    if (p == HEAP_NULL) {
+        return;
+    }
+    heap_store(p, 0u, 0xc0ffeeu);
+    free(p + 1u);
+    record(5u);
+    free(0xffffffffu);
+    record(6u);
+    if (heap_load(p, 0u) != 0xc0ffeeu) {
+        atomicAdd(&tally[TALLY_CORRUPTED], 1u);
+    }
+    free(p);
+    record(7u);
+    free(p);
+    record(8u);
+}

@@ -1,0 +1,409 @@
+//! How one cell is measured, test by test: rounds under the cell's time budget, failures
+//! by cause, a record with the medians and the notes.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use super::super::engine::{Engine, Kernel, Params, TALLY_BAD_WORDS, TALLY_NULLS};
+use super::super::{Options, Record, Test, Timing};
+use super::{fragmentation_rounds, Cell};
+use crate::Result;
+use gpu_heap::Failures;
+use gpu_heap::Strategy;
+use gpu_heap::UNIT_BYTES;
+
+/// Failure counters that survive the resets between rounds of strategies without reuse.
+struct FailureLog {
+    total: Failures,
+    since: Failures,
+}
+
+impl FailureLog {
+    fn new(e: &Engine) -> Result<Self> {
+        Ok(FailureLog {
+            total: Failures::default(),
+            since: e.failures()?,
+        })
+    }
+
+    fn note(&mut self, e: &Engine) -> Result<()> {
+        let now = e.failures()?;
+        self.total += now.since(&self.since);
+        self.since = now;
+        Ok(())
+    }
+
+    /// Ends a round that freed what it allocated: a strategy whose free releases nothing
+    /// gets its memory back by a reset (the count survives it).
+    fn end_round(&mut self, e: &Engine, strategy: Strategy) -> Result<()> {
+        if strategy.reuses_memory() {
+            return Ok(());
+        }
+        self.note(e)?;
+        e.reset()?;
+        self.since = e.failures()?;
+        Ok(())
+    }
+}
+
+fn finish(e: &Engine, record: &mut Record, failures: Failures, corrupted: u64) -> Result<()> {
+    record.failures = failures;
+    record.corrupted = corrupted;
+    record.failed = failures.total() > 0 || corrupted > 0;
+    record.malloc_ms = record.malloc.map(|t| t.median);
+    record.free_ms = record.free.map(|t| t.median);
+    if record.failed && record.note.is_none() {
+        record.note = audit_note(e, "at the end")?;
+    }
+    Ok(())
+}
+
+/// Whether a cell that started at `started` has used up its budget (`Options::cell_budget`).
+fn over_budget(options: &Options, started: Instant) -> bool {
+    options.cell_budget.is_some_and(|b| started.elapsed() >= b)
+}
+
+/// Says in a cell's `note` that it ran `ran` of its `planned` rounds.
+fn note_cut(note: &mut Option<String>, options: &Options, ran: u32, planned: u32, what: &str) {
+    if ran >= planned {
+        return;
+    }
+    let budget = options.cell_budget.map_or(0.0, |b| b.as_secs_f64());
+    let cut = format!("{ran} of {planned} {what}: the cell ran past its budget of {budget} s");
+    *note = Some(match note.take() {
+        Some(note) => format!("{cut}; {note}"),
+        None => cut,
+    });
+}
+
+/// Where an Ouroboros heap's memory is (`None` for other strategies): its chunks by use and
+/// its failed enqueues by cause say why mallocs found none.
+fn audit_note(e: &Engine, when: &str) -> Result<Option<String>> {
+    Ok(e.heap
+        .ouroboros_report()?
+        .map(|report| format!("heap {when}: {}", report.summary())))
+}
+
+pub(super) fn measure(e: &Engine, cell: &Cell, options: &Options) -> Result<Record> {
+    let mut record = cell.record(options.rounds);
+    let params = Params::new(cell.threads, cell.size_lo, cell.size_hi);
+    let max_alloc = e.heap.layout().max_alloc;
+    if cell.size_hi > max_alloc {
+        record.note = Some(format!(
+            "over the strategy's largest malloc of {max_alloc} bytes on this heap"
+        ));
+        return Ok(record);
+    }
+    e.reset()?;
+    e.clear_tally();
+    match cell.test {
+        Test::Alloc | Test::Mixed | Test::Scaling => survey(e, cell, params, options, record),
+        Test::Subgroup if !e.has(Kernel::MallocSubgroup) => {
+            record.note = Some("the adapter lacks subgroups".into());
+            Ok(record)
+        }
+        Test::Subgroup => survey(e, cell, params, options, record),
+        Test::Accumulate => accumulate(e, params, options, record),
+        Test::Fragmentation => fragmentation(e, params, options, record),
+        Test::OutOfMemory => out_of_memory(e, params, record),
+        Test::WorkGeneration => work_generation(e, params, options, record),
+        Test::Write => write(e, params, options, record),
+        Test::Init => init(e, options, record),
+    }
+}
+
+/// The survey's protocol: malloc (timed), write and verify, free (timed), per round.
+fn survey(
+    e: &Engine,
+    cell: &Cell,
+    params: Params,
+    options: &Options,
+    mut record: Record,
+) -> Result<Record> {
+    let malloc = if cell.test == Test::Subgroup {
+        Kernel::MallocSubgroup
+    } else {
+        Kernel::Malloc
+    };
+    let mut log = FailureLog::new(e)?;
+    let (mut mallocs, mut frees) = (Vec::new(), Vec::new());
+    let started = Instant::now();
+    for round in 0..=options.rounds {
+        let m = e.run(malloc, params)?;
+        e.run(Kernel::Write, params)?;
+        let f = e.run(Kernel::Free, params)?;
+        if round > 0 {
+            mallocs.push(m);
+            frees.push(f);
+        }
+        log.end_round(e, cell.strategy)?;
+        if round > 0 && over_budget(options, started) {
+            break;
+        }
+    }
+    log.note(e)?;
+    record.set_rounds(mallocs, frees);
+    let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
+    finish(e, &mut record, log.total, corrupted)?;
+    note_cut(
+        &mut record.note,
+        options,
+        record.rounds,
+        options.rounds,
+        "timed rounds",
+    );
+    Ok(record)
+}
+
+/// Rounds of malloc without free, stacking up on the heap; no warm-up (every round takes
+/// fresh memory, which is the point).
+fn accumulate(e: &Engine, params: Params, options: &Options, mut record: Record) -> Result<Record> {
+    let log = FailureLog::new(e)?;
+    let mut mallocs = Vec::new();
+    let started = Instant::now();
+    for _ in 0..options.rounds {
+        mallocs.push(e.run(Kernel::Malloc, params)?);
+        e.run(Kernel::Write, params)?;
+        if over_budget(options, started) {
+            break;
+        }
+    }
+    let failures = e.failures()?.since(&log.since);
+    record.set_rounds(mallocs, Vec::new());
+    let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
+    finish(e, &mut record, failures, corrupted)?;
+    note_cut(
+        &mut record.note,
+        options,
+        record.rounds,
+        options.rounds,
+        "rounds",
+    );
+    Ok(record)
+}
+
+/// Bytes between the lowest start and the highest end of the live allocations.
+fn address_range(handles: &[u32], size: u32) -> u64 {
+    let units = (size as u64).div_ceil(UNIT_BYTES);
+    let live = handles.iter().filter(|&&h| h != 0).map(|&h| h as u64 - 1);
+    let (lo, hi) = live.fold((u64::MAX, 0), |(lo, hi), u| (lo.min(u), hi.max(u + units)));
+    if lo == u64::MAX {
+        0
+    } else {
+        (hi - lo) * UNIT_BYTES
+    }
+}
+
+fn fragmentation(
+    e: &Engine,
+    params: Params,
+    options: &Options,
+    mut record: Record,
+) -> Result<Record> {
+    let log = FailureLog::new(e)?;
+    let size = params.size_hi;
+    e.run(Kernel::Malloc, params)?;
+    e.run(Kernel::Write, params)?;
+    let first = address_range(&e.handles(params.threads)?, size);
+    let planned = fragmentation_rounds(options.quick);
+    let started = Instant::now();
+    let mut rounds = 0;
+    while rounds < planned {
+        e.run(Kernel::Free, params)?;
+        e.run(Kernel::Malloc, params)?;
+        e.run(Kernel::Write, params)?;
+        rounds += 1;
+        if over_budget(options, started) {
+            break;
+        }
+    }
+    let after = address_range(&e.handles(params.threads)?, size);
+    let ideal = params.threads as u64 * e.heap.layout().granted_bytes(size);
+    e.run(Kernel::Free, params)?;
+    record.extra = BTreeMap::from([
+        ("range_bytes".into(), first as f64),
+        ("range_bytes_after_rounds".into(), after as f64),
+        ("rounds_between".into(), rounds as f64),
+        ("ideal_bytes".into(), ideal as f64),
+    ]);
+    let failures = e.failures()?.since(&log.since);
+    let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
+    finish(e, &mut record, failures, corrupted)?;
+    if !e.heap.config().strategy.reuses_memory() {
+        record.note = Some("free releases nothing: the rounds run out of memory".into());
+    }
+    note_cut(
+        &mut record.note,
+        options,
+        rounds,
+        planned,
+        "rounds of free and malloc",
+    );
+    Ok(record)
+}
+
+fn out_of_memory(e: &Engine, params: Params, mut record: Record) -> Result<Record> {
+    let heap_bytes = e.heap.layout().bytes;
+    let per_round = params.threads as u64 * params.size_hi as u64;
+    let theoretical = heap_bytes / per_round;
+    // Bounded: a correct heap fails by round `theoretical + 1`.
+    let mut rounds = 0u64;
+    let mut nulls = 0;
+    while rounds <= theoretical {
+        e.clear_tally();
+        e.run(Kernel::Malloc, params)?;
+        nulls = e.tally()?[TALLY_NULLS];
+        if nulls > 0 {
+            break;
+        }
+        rounds += 1;
+    }
+    let failures = e.failures()?;
+    record.extra = BTreeMap::from([
+        ("rounds".into(), rounds as f64),
+        ("theoretical_rounds".into(), theoretical as f64),
+        (
+            "utilisation".into(),
+            rounds as f64 / theoretical.max(1) as f64,
+        ),
+        (
+            "bytes_in_last_round".into(),
+            (params.threads - nulls) as f64 * params.size_hi as f64,
+        ),
+    ]);
+    // Running out is the point here: only failures other than out-of-memory mark the cell.
+    record.failures = failures;
+    record.failed = failures.total() > failures.out_of_memory || rounds > theoretical;
+    // Utilisation below 1 is the question here, so every Ouroboros cell gets the audit.
+    record.note = if rounds > theoretical {
+        Some("handed out more than the heap holds".into())
+    } else {
+        audit_note(e, "when it ran out")?
+    };
+    Ok(record)
+}
+
+fn work_generation(
+    e: &Engine,
+    params: Params,
+    options: &Options,
+    mut record: Record,
+) -> Result<Record> {
+    let mut log = FailureLog::new(e)?;
+    let mut mallocs = Vec::new();
+    for round in 0..=options.rounds {
+        let m = e.run(Kernel::WorkgenMalloc, params)?;
+        e.run(Kernel::Free, params)?;
+        if round > 0 {
+            mallocs.push(m);
+        }
+        log.end_round(e, e.heap.config().strategy)?;
+    }
+    log.note(e)?;
+    let failures = log.total;
+    record.set_rounds(mallocs, Vec::new());
+
+    // The baseline: count, scan, read the total back, allocate, write.
+    let limits = e.device().limits();
+    let binding = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    let mut steps: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for round in 0..=options.rounds {
+        let count = e.run(Kernel::WorkgenCount, params)?;
+        let scan = e.scan(params)?;
+        let started = Instant::now();
+        let total = e.scan_total()? * UNIT_BYTES;
+        let readback = started.elapsed().as_secs_f64() * 1e3;
+        if total > binding {
+            record.note = Some(format!(
+                "baseline: {total} bytes of output exceed one storage binding ({binding})"
+            ));
+            break;
+        }
+        let started = Instant::now();
+        let output = e.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("baseline output"),
+            size: total.max(16),
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        let alloc = started.elapsed().as_secs_f64() * 1e3;
+        let write = e.workgen_write(params, &output)?;
+        if round > 0 {
+            for (k, v) in [
+                ("count", count),
+                ("scan", scan),
+                ("readback", readback),
+                ("alloc", alloc),
+                ("write", write),
+                ("total", count + scan + readback + alloc + write),
+            ] {
+                steps.entry(k).or_default().push(v);
+            }
+        }
+    }
+    for (k, v) in steps {
+        if let Some(t) = Timing::of(&v) {
+            record.extra.insert(format!("baseline_{k}_ms"), t.median);
+        }
+    }
+    finish(e, &mut record, failures, 0)?;
+    Ok(record)
+}
+
+fn write(e: &Engine, params: Params, options: &Options, mut record: Record) -> Result<Record> {
+    let log = FailureLog::new(e)?;
+    let stride_bytes = (params.size_hi as u64).next_multiple_of(UNIT_BYTES);
+    let flat = Params {
+        flat_stride: (stride_bytes / 4) as u32,
+        ..params
+    };
+    let fits = params.threads as u64 * stride_bytes <= e.flat_bytes();
+    e.run(Kernel::Malloc, params)?;
+    let (mut writes, mut baseline) = (Vec::new(), Vec::new());
+    for round in 0..=options.rounds {
+        let w = e.run(Kernel::Write, params)?;
+        let b = if fits {
+            Some(e.run(Kernel::FlatWrite, flat)?)
+        } else {
+            None
+        };
+        if round > 0 {
+            writes.push(w);
+            baseline.extend(b);
+        }
+    }
+    e.run(Kernel::Free, params)?;
+    if let Some(t) = Timing::of(&writes) {
+        record.extra.insert("write_ms".into(), t.median);
+    }
+    match Timing::of(&baseline) {
+        Some(t) => {
+            record.extra.insert("baseline_ms".into(), t.median);
+        }
+        None => record.note = Some("the baseline buffer exceeds one storage binding".into()),
+    }
+    let failures = e.failures()?.since(&log.since);
+    let corrupted = e.tally()?[TALLY_BAD_WORDS] as u64;
+    finish(e, &mut record, failures, corrupted)?;
+    Ok(record)
+}
+
+fn init(e: &Engine, options: &Options, mut record: Record) -> Result<Record> {
+    let mut resets = Vec::new();
+    for _ in 0..options.rounds.max(1) {
+        let started = Instant::now();
+        e.reset()?;
+        resets.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    record.extra.insert("create_ms".into(), e.init_ms);
+    if let Some(t) = Timing::of(&resets) {
+        record.extra.insert("reset_ms".into(), t.median);
+    }
+    record
+        .extra
+        .insert("heap_bytes".into(), e.heap.layout().bytes as f64);
+    finish(e, &mut record, Failures::default(), 0)?;
+    Ok(record)
+}

@@ -1,0 +1,278 @@
+//! `gpu-heap bench` runs the benchmark suite and prints, saves and plots its results;
+//! `gpu-heap bench-report` merges saved results and redraws their plots and comparison.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use gpu_heap::Gpu;
+use gpu_heap_cli::bench::{self, Test};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::args::{parse_bytes, parse_test, AdapterArg, StrategiesArg, WatchdogArg};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    adapter: AdapterArg,
+    #[command(flatten)]
+    strategies: StrategiesArg,
+    /// Tests to run (default: all): alloc, accumulate, subgroup, mixed, scaling,
+    /// fragmentation, out-of-memory, work-generation, write, init.
+    #[arg(long, value_parser = parse_test)]
+    test: Vec<Test>,
+    /// Heap size (default: 8GiB, or 64MiB with --quick).
+    #[arg(long, value_parser = parse_bytes)]
+    heap_size: Option<u64>,
+    /// Timed rounds per cell, after one warm-up round.
+    #[arg(long, default_value_t = 5)]
+    rounds: u32,
+    /// Only cells with these thread counts (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    threads: Vec<u32>,
+    /// Only cells of these sizes (or upper ends of size ranges; comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    sizes: Vec<u32>,
+    /// The small version of every test (about a minute on lavapipe).
+    #[arg(long)]
+    quick: bool,
+    #[command(flatten)]
+    watchdog: WatchdogArg,
+    /// Seconds after which a cell runs no more rounds (after at least one timed round);
+    /// its record counts the rounds that ran and its note says it was cut.
+    #[arg(long)]
+    cell_secs: Option<u64>,
+    /// Write the results as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write the results as CSV here.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Write SVG plots into this directory.
+    #[arg(long)]
+    plots: Option<PathBuf>,
+    /// Write the comparison with the peers' published numbers (BENCHMARKS.md) as Markdown here.
+    #[arg(long)]
+    markdown: Option<PathBuf>,
+    /// Heaps that can grow (the heap size committed, twice as much reserved):
+    /// what the runtime committed limit costs.
+    #[arg(long)]
+    growable: bool,
+}
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// Result files of `gpu-heap bench --json`.
+    #[arg(required = true)]
+    json: Vec<PathBuf>,
+    /// Write SVG plots into this directory.
+    #[arg(long)]
+    plots: Option<PathBuf>,
+    /// Write the comparison with the reference numbers as Markdown here.
+    #[arg(long)]
+    markdown: Option<PathBuf>,
+    /// Write the merged results as CSV here.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Write the merged results as JSON here (every file must come from one adapter,
+    /// timer, heap size and round count, or the merge is refused).
+    #[arg(long)]
+    merged_json: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
+    let (gpu, _) = args.adapter.open_announced()?;
+    let mut options = if args.quick {
+        bench::Options::quick()
+    } else {
+        bench::Options::full()
+    };
+    if !args.strategies.strategy.is_empty() {
+        options.strategies = args.strategies.strategy;
+    }
+    if !args.test.is_empty() {
+        options.tests = args.test;
+    }
+    if let Some(size) = args.heap_size {
+        options.heap_size = size;
+    }
+    options.rounds = args.rounds;
+    options.only_threads = args.threads;
+    options.only_sizes = args.sizes;
+    options.growable = args.growable;
+    options.watchdog = args.watchdog.duration();
+    options.cell_budget = args.cell_secs.map(Duration::from_secs);
+    run_bench(
+        &gpu,
+        &options,
+        args.json,
+        args.csv,
+        args.plots,
+        args.markdown,
+    )
+}
+
+pub fn run_report(args: ReportArgs) -> gpu_heap_cli::Result<ExitCode> {
+    let mut merged: Option<bench::Report> = None;
+    for path in args.json {
+        let text = std::fs::read_to_string(&path).map_err(|source| gpu_heap_cli::Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let report: bench::Report =
+            serde_json::from_str(&text).map_err(|e| gpu_heap_cli::Error::Io {
+                path: path.clone(),
+                source: std::io::Error::other(e),
+            })?;
+        match &mut merged {
+            None => merged = Some(report),
+            Some(m) => m.merge(report).map_err(|e| match e {
+                gpu_heap_cli::Error::IncomparableResults(why) => {
+                    gpu_heap_cli::Error::IncomparableResults(format!("{}: {why}", path.display()))
+                }
+                e => e,
+            })?,
+        }
+    }
+    let report = merged.expect("clap requires one file");
+    if report.unfinished > 0 {
+        println!(
+            "{} cells of these runs were not finished (runs cut short; files merged \
+             here may hold some of them)",
+            report.unfinished
+        );
+    }
+    if let Some(path) = &args.merged_json {
+        write_report(&report, path)?;
+    }
+    if let Some(path) = args.markdown {
+        std::fs::write(&path, bench::comparison(&report))
+            .map_err(|source| gpu_heap_cli::Error::Io { path, source })?;
+    }
+    if let Some(path) = args.csv {
+        bench::write_csv(&report, &path)?;
+    }
+    if let Some(dir) = args.plots {
+        let files = bench::write_plots(&report, &dir)?;
+        println!("{} plots in {}", files.len(), dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `report` as JSON to `path` through a temporary file, so the file always holds a
+/// whole report even if the process is killed while writing.
+fn write_report(report: &bench::Report, path: &std::path::Path) -> gpu_heap_cli::Result<()> {
+    let text = serde_json::to_string_pretty(report).expect("serialisable");
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|source| {
+            let _ = std::fs::remove_file(&tmp);
+            gpu_heap_cli::Error::Io {
+                path: path.to_owned(),
+                source,
+            }
+        })
+}
+
+/// One line of the result table.
+fn bench_row(r: &bench::Record) -> String {
+    let ms = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.4}"));
+    let size = match r.size_hi {
+        Some(hi) => format!("{}..{}", r.size, hi),
+        None => r.size.to_string(),
+    };
+    let mut notes: Vec<String> = r.extra.iter().map(|(k, v)| format!("{k}={v:.4}")).collect();
+    if r.failed {
+        notes.insert(
+            0,
+            format!("FAILED {:?} corrupted={}", r.failures, r.corrupted),
+        );
+    }
+    notes.extend(r.note.clone());
+    format!(
+        "{:<16} {:<10} {:>8} {:>11} {:>10} {:>10}  {}",
+        r.test,
+        r.strategy,
+        r.threads,
+        size,
+        ms(r.malloc_ms),
+        ms(r.free_ms),
+        notes.join(" ")
+    )
+}
+
+fn run_bench(
+    gpu: &Gpu,
+    options: &bench::Options,
+    json: Option<PathBuf>,
+    csv: Option<PathBuf>,
+    plots: Option<PathBuf>,
+    markdown: Option<PathBuf>,
+) -> gpu_heap_cli::Result<ExitCode> {
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
+            .expect("valid template"),
+    );
+    // Without a terminal (CI, the GPU machine) the bar draws nothing: log each cell instead,
+    // so a run cut short still shows how far it got.
+    let log = !std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let started = std::time::Instant::now();
+    // When the last --json write ended, and how long it took.
+    let mut last_write: Option<(std::time::Instant, Duration)> = None;
+    let report = bench::run(gpu, options, |p| match p {
+        bench::Progress::Starting { done, total, what } => {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(what.to_owned());
+            if log {
+                eprintln!(
+                    "[{done}/{total} {:.1}s] {what}",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        }
+        bench::Progress::Finished { record, report } => {
+            if log {
+                eprintln!("{}", bench_row(record));
+            }
+            // Rewritten as cells finish, so a run that is killed keeps what it measured:
+            // after every cell that ends at least nine times the last write's duration
+            // after it, so writing takes at most a tenth of the run. (A fixed interval
+            // between writes could lose the quick cells that come before one that hangs.)
+            if let Some(path) = &json {
+                if last_write.is_none_or(|(end, took)| end.elapsed() >= 9 * took) {
+                    let start = std::time::Instant::now();
+                    if let Err(e) = write_report(report, path) {
+                        eprintln!("{e}");
+                    }
+                    last_write = Some((std::time::Instant::now(), start.elapsed()));
+                }
+            }
+        }
+    })?;
+    bar.finish_and_clear();
+    println!("timer: {:?}", report.timer);
+    println!(
+        "{:<16} {:<10} {:>8} {:>11} {:>10} {:>10}  notes",
+        "test", "strategy", "threads", "size", "malloc ms", "free ms"
+    );
+    for r in &report.results {
+        println!("{}", bench_row(r));
+    }
+    if let Some(path) = &json {
+        write_report(&report, path)?;
+    }
+    if let Some(path) = csv {
+        bench::write_csv(&report, &path)?;
+    }
+    if let Some(path) = markdown {
+        std::fs::write(&path, bench::comparison(&report))
+            .map_err(|source| gpu_heap_cli::Error::Io { path, source })?;
+    }
+    if let Some(dir) = plots {
+        let files = bench::write_plots(&report, &dir)?;
+        println!("{} plots in {}", files.len(), dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,38 @@
+//! `gpu-heap flatten`: prints a self-contained alloc.wgsl for WebGPU users outside Rust,
+//! planned for WebGPU's default limits or for one adapter's.
+
+use std::process::ExitCode;
+
+use gpu_heap::{Gpu, HeapConfig, Strategy};
+
+use crate::args::{parse_bytes, parse_strategy, AdapterArg};
+
+#[derive(clap::Args)]
+#[command(mut_arg("adapter", |a| {
+    a.help("Plan segments for this adapter's limits instead of WebGPU's defaults")
+}))]
+pub struct Args {
+    #[arg(long, value_parser = parse_strategy, value_delimiter = ',')]
+    strategy: Strategy,
+    #[arg(long, default_value = "64MiB", value_parser = parse_bytes)]
+    heap_size: u64,
+    #[arg(long, default_value_t = 256)]
+    page_size: u32,
+    #[command(flatten)]
+    adapter: AdapterArg,
+}
+
+pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
+    let config = HeapConfig::new(args.heap_size)
+        .strategy(args.strategy)
+        .page_size(args.page_size);
+    let text = match args.adapter.adapter {
+        Some(name) => {
+            let gpu = Gpu::open(Some(&name))?;
+            gpu_heap::flatten(&config, &gpu.device.limits(), gpu.device.features())?
+        }
+        None => gpu_heap::flatten(&config, &wgpu::Limits::default(), wgpu::Features::empty())?,
+    };
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
+}

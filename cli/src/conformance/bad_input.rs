@@ -1,0 +1,163 @@
+//! Bad input on the device (counted, defined outcomes) and on the host (typed errors).
+
+use super::checks::{expect_all_freed, Checks};
+use super::harness::{Harness, TALLY_BAD_INPUT, TALLY_CORRUPTED, TALLY_OK};
+use super::{all, heap_config, Options};
+use crate::Error;
+use gpu_heap::Error as HeapError;
+use gpu_heap::{Gpu, GpuHeap, SegmentBinding, Strategy};
+
+pub(super) fn device_bad_input(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+) -> crate::Result<()> {
+    let h = Harness::new(gpu, heap_config(strategy, options), options.slots)?;
+    h.clear_tally();
+    h.bad_input()?;
+    let tally = h.tally()?;
+    let got = &tally[TALLY_BAD_INPUT..TALLY_BAD_INPUT + 9];
+    // Statuses: 0 ok, 3 invalid request, 4 invalid free. Steps: malloc(0), malloc(max + 1),
+    // malloc(u32::MAX), free(NULL), malloc(16), free(p + 1), free(u32::MAX), free(p), free(p).
+    let (want, invalid_frees): ([u32; 9], u64) = if !strategy.detects_double_free() {
+        // Bump rejects handles past its head (p + 1 is, on a fresh heap) but cannot tell a
+        // freed block from a live one.
+        ([3, 3, 3, 0, 0, 4, 4, 0, 0], 2)
+    } else {
+        ([3, 3, 3, 0, 0, 4, 4, 0, 4], 3)
+    };
+    checks.equal("statuses of the bad-input steps", got, &want[..]);
+    checks.equal("corrupted by invalid frees", tally[TALLY_CORRUPTED], 0);
+    let stats = h.heap.stats()?;
+    checks.equal(
+        "invalid requests counted",
+        stats.failures.invalid_request,
+        3,
+    );
+    checks.equal(
+        "invalid frees counted",
+        stats.failures.invalid_free,
+        invalid_frees,
+    );
+    checks.equal(
+        "malloc calls counted (free(0) is not a call)",
+        (stats.malloc_calls, stats.free_calls),
+        (4, 4),
+    );
+    if strategy.reuses_memory() {
+        checks.equal("live after bad input", stats.allocations_live, 0);
+    }
+    checks.finish(&h, &stats, "bad input")?;
+    // The heap still works: a full round of mallocs on the same heap.
+    let size = h.heap.layout().max_alloc.min(256);
+    h.clear_tally();
+    let p = all(options.slots, size, size, 99);
+    h.alloc(p)?;
+    h.free(p)?;
+    let tally = h.tally()?;
+    checks.equal("mallocs after bad input", tally[TALLY_OK], options.slots);
+    expect_all_freed(&h, strategy, checks, "round after bad input")
+}
+
+pub(super) fn host_bad_input(
+    gpu: &Gpu,
+    strategy: Strategy,
+    options: &Options,
+    checks: &mut Checks,
+) -> crate::Result<()> {
+    let (device, queue) = (&gpu.device, &gpu.queue);
+    let base = heap_config(strategy, options);
+    let mut expect =
+        |what: &str, result: gpu_heap::Result<GpuHeap>, ok: fn(&HeapError) -> bool| match result {
+            Err(e) if ok(&e) => {}
+            Err(e) => checks.problems.push(format!("{what}: wrong error: {e}")),
+            Ok(_) => checks.problems.push(format!("{what}: accepted")),
+        };
+    expect(
+        "zero size",
+        GpuHeap::with_config(device, queue, base.clone().size(0)),
+        |e| matches!(e, HeapError::ZeroSize),
+    );
+    expect(
+        "1 TiB heap",
+        GpuHeap::with_config(device, queue, base.clone().size(1 << 40)),
+        |e| matches!(e, HeapError::TooLarge { .. }),
+    );
+    expect(
+        "a zero watchdog",
+        GpuHeap::with_config(
+            device,
+            queue,
+            base.clone().watchdog(std::time::Duration::ZERO),
+        ),
+        |e| matches!(e, HeapError::InvalidConfig(_)),
+    );
+    expect(
+        "a bind group index at max_bind_groups",
+        GpuHeap::with_config(
+            device,
+            queue,
+            base.clone()
+                .bind_group_index(device.limits().max_bind_groups),
+        ),
+        |e| matches!(e, HeapError::LimitTooLow { .. }),
+    );
+    let too_many = base
+        .clone()
+        .max_segment_size(1 << 20)
+        .segment_binding(SegmentBinding::Separate)
+        .max_separate_bindings(2);
+    expect(
+        "8 separate segments over a cap of 2",
+        GpuHeap::with_config(device, queue, too_many.size(8 << 20)),
+        |e| matches!(e, HeapError::TooLarge { .. }),
+    );
+    if strategy.has_fixed_pages() {
+        expect(
+            "page size 48",
+            GpuHeap::with_config(device, queue, base.clone().page_size(48)),
+            |e| matches!(e, HeapError::InvalidConfig(_)),
+        );
+    }
+    if !strategy.supports_growth() {
+        expect(
+            "a growable heap of a strategy without growth hooks",
+            GpuHeap::with_config(device, queue, base.clone().max_size(2 * base.size)),
+            |e| matches!(e, HeapError::GrowthUnsupported { .. }),
+        );
+    }
+    if strategy == Strategy::RwMalloc {
+        expect(
+            "unit size 48",
+            GpuHeap::with_config(device, queue, base.clone().unit_size(48)),
+            |e| matches!(e, HeapError::InvalidConfig(_)),
+        );
+        expect(
+            "unit size 8",
+            GpuHeap::with_config(device, queue, base.clone().unit_size(8)),
+            |e| matches!(e, HeapError::InvalidConfig(_)),
+        );
+    }
+    // A device without binding arrays, asked for a binding array of segments.
+    let (bare, bare_queue) =
+        pollster::block_on(gpu.adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gpu-heap without binding arrays"),
+            required_limits: gpu.adapter.limits(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Gpu {
+            what: "requesting a device without features".into(),
+            message: e.to_string(),
+        })?;
+    let arrays = base
+        .clone()
+        .max_segment_size(1 << 20)
+        .segment_binding(SegmentBinding::BindingArray);
+    expect(
+        "binding array without the features",
+        GpuHeap::with_config(&bare, &bare_queue, arrays.size(4 << 20)),
+        |e| matches!(e, HeapError::MissingFeatures { .. }),
+    );
+    Ok(())
+}

@@ -1,0 +1,35 @@
+//! The tools' error type: the library's errors, and what only the tools can get wrong.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in a tool run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The library refused or failed (configuration, device, watchdog, shader).
+    #[error(transparent)]
+    Heap(#[from] gpu_heap::Error),
+
+    /// Options that cannot run: an empty size list, zero rounds, a heap below a minimum.
+    #[error("invalid options: {0}")]
+    InvalidOptions(String),
+
+    /// wgpu reported an error in a tool's own GPU work (buffers, pipelines, mapping).
+    #[error("wgpu error during {what}: {message}")]
+    Gpu { what: String, message: String },
+
+    /// Benchmark results that cannot be merged: their times do not compare (another
+    /// adapter, timer, heap size, round count or heap kind).
+    #[error("results that do not compare: {0}")]
+    IncomparableResults(String),
+
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Shorthand for results of the tools.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

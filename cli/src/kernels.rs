@@ -1,0 +1,47 @@
+//! The tools' test kernels (`cli/shaders/`), composed against a heap like any user shader:
+//! they `#include "alloc.wgsl"` from the library and each other by their names here.
+
+use gpu_heap::{Composer, GpuHeap};
+
+use crate::Result;
+
+/// Every kernel source, by the name other kernels include it under.
+const KERNELS: &[(&str, &str)] = &[
+    (
+        "bench/kernels.wgsl",
+        include_str!("../shaders/bench/kernels.wgsl"),
+    ),
+    (
+        "bench/subgroup.wgsl",
+        include_str!("../shaders/bench/subgroup.wgsl"),
+    ),
+    (
+        "conformance/kernels.wgsl",
+        include_str!("../shaders/conformance/kernels.wgsl"),
+    ),
+    ("tas.wgsl", include_str!("../shaders/tas.wgsl")),
+];
+
+/// Adds the kernels to `composer`, so that `compose_str` of any kernel resolves.
+pub fn register(composer: &mut Composer) {
+    for &(name, text) in KERNELS {
+        composer.add_source(name, text);
+    }
+}
+
+/// The source of the kernel file `name` (`"conformance/kernels.wgsl"`, `"tas.wgsl"`, ...).
+pub fn source(name: &str) -> Option<&'static str> {
+    KERNELS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// The kernel file `name`, composed for `heap`, validated and created as a module.
+pub(crate) fn module(heap: &GpuHeap, name: &str) -> Result<wgpu::ShaderModule> {
+    let text = source(name).unwrap_or_else(|| panic!("no kernel named {name}"));
+    let mut composer = heap.composer();
+    register(&mut composer);
+    let composed = composer
+        .compose_str(name, text)
+        .map_err(gpu_heap::Error::from)?;
+    composed.validate().map_err(gpu_heap::Error::from)?;
+    Ok(heap.create_shader_module_from(name, &composed)?)
+}

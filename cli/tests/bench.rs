@@ -1,0 +1,132 @@
+//! The benchmark suite's quick version on the default adapter (lavapipe in CI), so the suite
+//! never rots. Checks what every cell measured, never how fast: no timing thresholds.
+
+use gpu_heap::{Gpu, Strategy};
+use gpu_heap_cli::bench::{self, Options, Record, Test};
+
+fn extra(r: &Record, key: &str) -> f64 {
+    *r.extra
+        .get(key)
+        .unwrap_or_else(|| panic!("{} {}: no {key} in {:?}", r.test, r.strategy, r.extra))
+}
+
+#[test]
+fn quick_suite_runs_and_measures_every_cell() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let options = Options::quick();
+    // Each finished cell comes with the report so far: one more result, one fewer to go.
+    let (mut total, mut finished) = (0, 0);
+    let report = bench::run(&gpu, &options, |p| match p {
+        bench::Progress::Starting { total: t, .. } => total = t,
+        bench::Progress::Finished { record, report } => {
+            finished += 1;
+            assert_eq!(report.results.len(), finished);
+            assert_eq!(report.unfinished, total - finished);
+            assert!(
+                report.results.iter().any(|r| r.cell() == record.cell()),
+                "{record:?} not in the report"
+            );
+        }
+    })
+    .expect("the quick suite runs");
+    assert_eq!((finished, report.unfinished), (report.results.len(), 0));
+    let json = serde_json::to_value(&report).unwrap();
+    for key in ["adapter", "date", "results"] {
+        assert!(json.get(key).is_some(), "bench JSON lacks {key}");
+    }
+    for strategy in Strategy::ALL {
+        assert!(
+            report.results.iter().any(|r| r.strategy == strategy.name()),
+            "no results for {strategy}"
+        );
+    }
+    let subgroups = gpu.device.features().contains(wgpu::Features::SUBGROUP);
+    for r in &report.results {
+        let what = format!("{} {} {} x {}", r.test, r.strategy, r.threads, r.size);
+        assert_eq!(r.corrupted, 0, "{what}: corrupted words");
+        assert_eq!(r.failures.contention, 0, "{what}: contention failures");
+        if r.malloc_ms.is_none() && r.extra.is_empty() {
+            // Skipped cells say why: too large for a fixed page, or no subgroups.
+            assert!(r.note.is_some(), "{what}: skipped without a reason");
+            assert!(r.test != "subgroup" || !subgroups, "{what}: {:?}", r.note);
+            continue;
+        }
+        match r.test.as_str() {
+            "alloc" | "mixed" | "scaling" | "subgroup" => {
+                assert!(!r.failed, "{what}: {:?}", r.failures);
+                assert!(
+                    r.malloc_ms.unwrap() > 0.0 && r.free_ms.unwrap() > 0.0,
+                    "{what}"
+                );
+                let m = r.malloc.unwrap();
+                assert!(m.min <= m.median && m.median <= m.max, "{what}: {m:?}");
+                // Every timed round is kept, in order, and the summary is made of them.
+                let rounds = r.rounds as usize;
+                assert_eq!(r.malloc_rounds_ms.len(), rounds, "{what}");
+                assert_eq!(r.free_rounds_ms.len(), rounds, "{what}");
+                let lowest = r.malloc_rounds_ms.iter().copied().fold(f64::MAX, f64::min);
+                assert_eq!(lowest, m.min, "{what}: {:?}", r.malloc_rounds_ms);
+            }
+            "accumulate" => {
+                assert!(!r.failed && r.malloc_ms.unwrap() > 0.0, "{what}");
+                assert_eq!(r.malloc_rounds_ms.len(), r.rounds as usize, "{what}");
+            }
+            "fragmentation" => {
+                // Without reuse the rounds run out of memory, as the note says.
+                let reuses = r.strategy.parse::<Strategy>().unwrap().reuses_memory();
+                assert!(!r.failed || !reuses, "{what}: {:?}", r.failures);
+                assert!(extra(r, "range_bytes") >= extra(r, "ideal_bytes"), "{what}");
+            }
+            "out-of-memory" => {
+                assert!(!r.failed, "{what}: {:?} {:?}", r.failures, r.note);
+                let u = extra(r, "utilisation");
+                assert!(u > 0.0 && u <= 1.0, "{what}: utilisation {u}");
+                assert!(r.failures.out_of_memory > 0, "{what}: never ran out");
+            }
+            "work-generation" => {
+                assert!(!r.failed, "{what}: {:?}", r.failures);
+                assert!(extra(r, "baseline_total_ms") > 0.0, "{what}");
+            }
+            "write" => {
+                assert!(!r.failed, "{what}: {:?}", r.failures);
+                assert!(extra(r, "write_ms") > 0.0 && extra(r, "baseline_ms") > 0.0);
+            }
+            "init" => assert!(extra(r, "create_ms") > 0.0 && extra(r, "reset_ms") > 0.0),
+            other => panic!("unexpected test {other}"),
+        }
+    }
+    let table = bench::comparison(&report);
+    assert!(table.contains("| 1000000 × 16 B | malloc |"), "{table}");
+    let dir = std::env::temp_dir().join(format!("gpu-heap-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    bench::write_csv(&report, &dir.join("bench.csv")).unwrap();
+    let plots = bench::write_plots(&report, &dir.join("plots")).unwrap();
+    assert!(plots.len() >= 8, "only {} plots", plots.len());
+    let csv = std::fs::read_to_string(dir.join("bench.csv")).unwrap();
+    assert_eq!(csv.lines().count(), report.results.len() + 1);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_cell_over_its_budget_stops_and_says_so() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let options = Options {
+        strategies: vec![Strategy::Bump],
+        tests: vec![Test::Alloc, Test::Accumulate, Test::Fragmentation],
+        cell_budget: Some(std::time::Duration::ZERO),
+        ..Options::quick()
+    };
+    let report = bench::run(&gpu, &options, |_| {}).expect("the cut suite runs");
+    assert!(!report.results.is_empty());
+    for r in &report.results {
+        let note = r.note.as_deref().unwrap_or_default();
+        if r.test == "fragmentation" {
+            assert_eq!(extra(r, "rounds_between"), 1.0, "{r:?}");
+            assert!(note.contains("1 of 5 rounds of free and malloc"), "{note}");
+        } else {
+            assert_eq!(r.rounds, 1, "{r:?}");
+            assert!(r.malloc_ms.is_some(), "{r:?}: no time from its one round");
+            assert!(note.starts_with("1 of 5"), "{note}");
+        }
+    }
+}

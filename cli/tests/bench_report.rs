@@ -1,0 +1,113 @@
+//! `gpu-heap bench-report` merges result files of one run (a later file's cells replace the
+//! same cells of earlier ones) and refuses to mix runs whose times do not compare. No GPU
+//! needed: the files are written here.
+
+use std::path::Path;
+use std::process::Command;
+
+use gpu_heap::AdapterDescription;
+use gpu_heap_cli::bench::{Record, Report, Timer};
+
+fn report(adapter: &str, strategy: &str) -> Report {
+    Report {
+        adapter: AdapterDescription {
+            name: adapter.into(),
+            backend: "vulkan".into(),
+            driver: "test".into(),
+        },
+        date: "2026-11-24".into(),
+        timer: Timer::Gpu,
+        heap_size: 64 << 20,
+        rounds: 5,
+        quick: true,
+        growable: false,
+        unfinished: 0,
+        results: vec![Record {
+            test: "alloc".into(),
+            strategy: strategy.into(),
+            threads: 10_000,
+            size: 16,
+            malloc_ms: Some(0.01),
+            free_ms: Some(0.01),
+            rounds: 5,
+            ..Record::default()
+        }],
+    }
+}
+
+fn write(dir: &Path, name: &str, r: &Report) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string(r).unwrap()).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn merges_one_run_and_refuses_another_adapter() {
+    let dir = std::env::temp_dir().join(format!("gpu-heap-bench-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let a = write(&dir, "a.json", &report("GPU A", "bump"));
+    let cut_short = Report {
+        unfinished: 2,
+        ..report("GPU A", "rw-bm")
+    };
+    let b = write(&dir, "b.json", &cut_short);
+    let other = write(&dir, "other.json", &report("GPU B", "corw"));
+    let merged = dir.join("merged.json");
+    let bin = env!("CARGO_BIN_EXE_gpu-heap");
+
+    let ok = Command::new(bin)
+        .args(["bench-report", &a, &b, "--merged-json"])
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let m: Report = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    let strategies: Vec<_> = m.results.iter().map(|r| r.strategy.as_str()).collect();
+    assert_eq!(strategies, ["bump", "rw-bm"]);
+    assert_eq!(
+        m.unfinished, 2,
+        "the merged run lost count of unfinished cells"
+    );
+    let out = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        out.contains("2 cells of these runs were not finished"),
+        "{out}"
+    );
+
+    let refused = Command::new(bin)
+        .args(["bench-report", &a, &other])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success(), "merged results of two adapters");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("results that do not compare"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_rerun_replaces_the_cells_it_measured_again() {
+    let mut run = report("GPU A", "bump");
+    run.merge(report("GPU A", "rw-bm")).unwrap();
+    let mut rerun = report("GPU A", "bump");
+    rerun.results[0].malloc_ms = Some(0.02);
+    run.merge(rerun).unwrap();
+    let cells: Vec<_> = run
+        .results
+        .iter()
+        .map(|r| (r.strategy.as_str(), r.malloc_ms))
+        .collect();
+    assert_eq!(cells, [("bump", Some(0.02)), ("rw-bm", Some(0.01))]);
+    assert!(run.merge(report("GPU B", "corw")).is_err());
+    let growable = Report {
+        growable: true,
+        ..report("GPU A", "corw")
+    };
+    assert!(
+        run.merge(growable).is_err(),
+        "merged growable with fixed heaps"
+    );
+}

@@ -82,6 +82,9 @@ pub struct HeapConfig {
     /// Instrumented build: random walks count their steps (`#define GPU_HEAP_COUNT_STEPS`),
     /// readable with [`crate::GpuHeap::walk_steps`].
     pub count_steps: bool,
+    /// Create the heap even on an adapter known to break the allocators
+    /// ([`crate::Error::UnsupportedAdapter`] says which and why).
+    pub allow_unsupported_adapter: bool,
 }
 
 impl HeapConfig {
@@ -103,6 +106,7 @@ impl HeapConfig {
             statistics: Statistics::Full,
             unit_size: 16,
             count_steps: false,
+            allow_unsupported_adapter: false,
         }
     }
 
@@ -188,14 +192,20 @@ impl HeapConfig {
         self.count_steps = on;
         self
     }
+
+    /// Creates the heap on an adapter known to break the allocators, instead of returning
+    /// [`crate::Error::UnsupportedAdapter`]: only to reproduce what that adapter does.
+    pub fn allow_unsupported_adapter(mut self, allow: bool) -> Self {
+        self.allow_unsupported_adapter = allow;
+        self
+    }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "serde"))]
 mod tests {
     use super::*;
 
     #[test]
-    #[cfg(feature = "serde")]
     fn serde_names_are_the_shared_names() {
         for &s in Strategy::ALL {
             let json = serde_json::to_string(&s).unwrap();

@@ -41,6 +41,11 @@ pub enum Error {
         needed: u64,
     },
 
+    /// The adapter is known to break the allocators; [`crate::HeapConfig::allow_unsupported_adapter`]
+    /// overrides this.
+    #[error("the adapter {adapter} is not supported: {reason}")]
+    UnsupportedAdapter { adapter: String, reason: String },
+
     /// A shader failed to compose or validate.
     #[error(transparent)]
     Shader(#[from] ShaderError),

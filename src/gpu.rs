@@ -5,7 +5,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::layout::BINDING_ARRAY_FEATURES;
+use crate::layout::{unsupported_adapter, BINDING_ARRAY_FEATURES};
 
 /// Features gpu-heap can make use of: binding arrays (heaps of several segments),
 /// subgroups (collaborative strategies) and timestamp queries (benchmarks). None is
@@ -22,8 +22,9 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// Opens the adapter whose name contains `name` (case-insensitive), or the default one,
-    /// with every feature of [`device_features`] it has and all of its limits.
+    /// Opens the adapter whose name contains `name` (case-insensitive), or the default one
+    /// (passing over adapters known to break the allocators while another exists), with
+    /// every feature of [`device_features`] it has and all of its limits.
     pub fn open(name: Option<&str>) -> Result<Gpu> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
@@ -40,11 +41,24 @@ impl Gpu {
                         Error::NoAdapter(format!(" named \"{name}\" (found: {})", names.join(", ")))
                     })?
             }
-            None => pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                ..Default::default()
-            }))
-            .map_err(|e| Error::NoAdapter(format!(": {e}")))?,
+            None => {
+                let default =
+                    pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+                        power_preference: wgpu::PowerPreference::HighPerformance,
+                        ..Default::default()
+                    }))
+                    .map_err(|e| Error::NoAdapter(format!(": {e}")))?;
+                // An adapter known to break the allocators only if there is no other: the
+                // heap then refuses it with the reason (Error::UnsupportedAdapter).
+                if unsupported_adapter(&default.get_info()).is_some() {
+                    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+                        .into_iter()
+                        .find(|a| unsupported_adapter(&a.get_info()).is_none())
+                        .unwrap_or(default)
+                } else {
+                    default
+                }
+            }
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("gpu-heap"),

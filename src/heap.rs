@@ -375,6 +375,7 @@ fn plan(
             features,
             limits: limits.clone(),
             backend: None,
+            unsupported: None,
         },
     )
 }

@@ -14,7 +14,7 @@ use crate::ouroboros::OuroGeometry;
 use crate::random_walk::WalkGeometry;
 use crate::strategy::{FamilyPlan, StrategyPlan};
 
-pub(crate) use segments::DeviceCaps;
+pub(crate) use segments::{unsupported_adapter, DeviceCaps};
 
 /// Bytes per heap unit; handles count units, so this is also malloc's alignment.
 pub const UNIT_BYTES: u64 = 16;

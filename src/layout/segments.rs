@@ -15,16 +15,39 @@ pub(crate) struct DeviceCaps {
     pub limits: wgpu::Limits,
     /// The backend, where known: DX12 cannot use binding-array segments (see below).
     pub backend: Option<wgpu::Backend>,
+    /// Why the adapter breaks the allocators, if it is known to ([`unsupported_adapter`]).
+    pub unsupported: Option<(String, String)>,
 }
 
 impl DeviceCaps {
     pub fn of(device: &wgpu::Device) -> Self {
+        let info = device.adapter_info();
         DeviceCaps {
             features: device.features(),
             limits: device.limits(),
-            backend: Some(device.adapter_info().backend),
+            backend: Some(info.backend),
+            unsupported: unsupported_adapter(&info).map(|why| (info.name.clone(), why)),
         }
     }
+}
+
+/// Why an adapter is known to break the allocators, or `None`. Mesa's CPU drivers
+/// (llvmpipe for GL, lavapipe for Vulkan) before Mesa 24 end every shader loop after 65,535
+/// iterations without an error, so walks and waits stop early and results are wrong.
+pub(crate) fn unsupported_adapter(info: &wgpu::AdapterInfo) -> Option<String> {
+    let cpu_mesa = info.name.contains("llvmpipe") || info.driver.contains("llvmpipe");
+    let mesa_major = info
+        .driver_info
+        .split("Mesa ")
+        .nth(1)
+        .and_then(|v| v.split('.').next())
+        .and_then(|major| major.parse::<u32>().ok())?;
+    (cpu_mesa && mesa_major < 24).then(|| {
+        format!(
+            "Mesa {mesa_major}'s CPU driver ends every shader loop after 65,535 iterations; \
+             install Mesa 24 or later (on Debian bookworm: sudo scripts/install-lavapipe.sh)"
+        )
+    })
 }
 
 impl HeapLayout {
@@ -49,6 +72,14 @@ impl HeapLayout {
     pub(crate) fn plan(config: &HeapConfig, caps: &DeviceCaps) -> Result<Self> {
         if config.size == 0 {
             return Err(Error::ZeroSize);
+        }
+        if let (Some((adapter, reason)), false) =
+            (&caps.unsupported, config.allow_unsupported_adapter)
+        {
+            return Err(Error::UnsupportedAdapter {
+                adapter: adapter.clone(),
+                reason: reason.clone(),
+            });
         }
         if config.watchdog.is_zero() {
             return Err(Error::InvalidConfig(
@@ -271,6 +302,71 @@ pub(super) mod tests {
     use super::*;
     use crate::Strategy;
 
+    fn adapter(
+        name: &str,
+        driver: &str,
+        driver_info: &str,
+        backend: wgpu::Backend,
+    ) -> wgpu::AdapterInfo {
+        wgpu::AdapterInfo {
+            name: name.into(),
+            vendor: 0,
+            device: 0,
+            device_type: wgpu::DeviceType::Cpu,
+            device_pci_bus_id: String::new(),
+            driver: driver.into(),
+            driver_info: driver_info.into(),
+            backend,
+            subgroup_min_size: 4,
+            subgroup_max_size: 4,
+            transient_saves_memory: None,
+            limit_bucket: None,
+        }
+    }
+
+    /// Mesa's CPU drivers before 24 are refused, through GL and Vulkan; later ones and GPUs
+    /// are not. The strings are what wgpu reported on Debian bookworm and an H100.
+    #[test]
+    fn mesa_cpu_drivers_before_24_are_unsupported() {
+        let llvm = "llvmpipe (LLVM 15.0.6, 256 bits)";
+        let gl22 = adapter(
+            llvm,
+            "",
+            "4.5 (Core Profile) Mesa 22.3.6",
+            wgpu::Backend::Gl,
+        );
+        let vk22 = adapter(
+            llvm,
+            "llvmpipe",
+            "Mesa 22.3.6 (LLVM 15.0.6)",
+            wgpu::Backend::Vulkan,
+        );
+        let vk25 = adapter(
+            llvm,
+            "llvmpipe",
+            "Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)",
+            wgpu::Backend::Vulkan,
+        );
+        let h100 = adapter(
+            "NVIDIA H100 80GB HBM3",
+            "NVIDIA",
+            "580.159.04",
+            wgpu::Backend::Vulkan,
+        );
+        assert!(unsupported_adapter(&gl22).unwrap().contains("65,535"));
+        assert!(unsupported_adapter(&vk22).is_some());
+        assert_eq!(unsupported_adapter(&vk25), None);
+        assert_eq!(unsupported_adapter(&h100), None);
+        let mut caps = caps(1 << 30, false);
+        caps.unsupported = Some((gl22.name.clone(), unsupported_adapter(&gl22).unwrap()));
+        let config = HeapConfig::new(1 << 20);
+        assert!(matches!(
+            HeapLayout::plan(&config, &caps),
+            Err(Error::UnsupportedAdapter { .. })
+        ));
+        assert!(HeapLayout::plan(&config.allow_unsupported_adapter(true), &caps).is_ok());
+    }
+
     /// Limits for planning tests: `binding` bytes per storage binding, 64 bindings, and
     /// binding arrays where `arrays`.
     pub(crate) fn caps(binding: u64, arrays: bool) -> DeviceCaps {
@@ -288,6 +384,7 @@ pub(super) mod tests {
                 ..wgpu::Limits::default()
             },
             backend: None,
+            unsupported: None,
         }
     }
 

@@ -316,6 +316,7 @@ mod tests {
                 ..wgpu::Limits::default()
             },
             backend: None,
+            unsupported: None,
         }
     }
 

@@ -26,6 +26,11 @@ fn info(gpu: &Gpu) {
     println!("adapter   {} ({:?})", d.name, info.device_type);
     println!("backend   {}", d.backend);
     println!("driver    {}", d.driver);
+    // Planning a small heap is the library's own verdict on this adapter.
+    match gpu_heap::HeapLayout::for_device(&gpu_heap::HeapConfig::new(1 << 20), &gpu.device) {
+        Err(e @ gpu_heap::Error::UnsupportedAdapter { .. }) => println!("gpu-heap  {e}"),
+        _ => println!("gpu-heap  supported"),
+    }
     println!("limits");
     for (name, value) in [
         ("max_buffer_size", limits.max_buffer_size),

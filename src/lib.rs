@@ -37,6 +37,7 @@ mod random_walk;
 pub mod shader;
 mod stats;
 mod strategy;
+mod tbuddy;
 
 pub use config::{HeapConfig, SegmentBinding, Statistics};
 pub use error::{Error, Result};

@@ -22,6 +22,7 @@ use crate::error::Result;
 use crate::layout::DeviceCaps;
 use crate::ouroboros::{OuroGeometry, OuroParams, QueueKind};
 use crate::random_walk::WalkGeometry;
+use crate::tbuddy::TBuddyPlan;
 
 /// The strategy families: the host-side modules that plan heaps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +34,8 @@ pub(crate) enum Family {
     /// `src/ouroboros/`, `shaders/ouroboros/`: page- or chunk-based, on standard or
     /// virtualized queues.
     Ouroboros { chunk_based: bool, queue: QueueKind },
+    /// `src/tbuddy.rs`, `shaders/tbuddy/`.
+    TBuddy,
 }
 
 macro_rules! registry {
@@ -103,6 +106,9 @@ registry! {
     /// Ouroboros, chunk-based, chunk tokens on virtualized linked-chunk queues
     /// (sections 4.2 and 5.2).
     OuroCVL = "ouro-c-vl", "GPU_HEAP_OURO_C_VL", ouroboros(true, QueueKind::VirtualLinked);
+    /// Tree buddy: power-of-two blocks from a leaf (`page_size`) to a segment, split and
+    /// merged on a static tree, one bulk semaphore per order (Gelado & Garland, section 4.1).
+    TBuddy = "tbuddy", "GPU_HEAP_TBUDDY", Family::TBuddy;
 }
 
 impl Strategy {
@@ -162,7 +168,7 @@ impl Strategy {
     /// [`HeapConfig::max_size`] above its size can be planned for it. Every family does.
     pub fn supports_growth(self) -> bool {
         match self.family() {
-            Family::Bump | Family::RandomWalk | Family::Ouroboros { .. } => true,
+            Family::Bump | Family::RandomWalk | Family::Ouroboros { .. } | Family::TBuddy => true,
         }
     }
 }
@@ -234,6 +240,7 @@ pub(crate) enum FamilyPlan {
     Bump(BumpPlan),
     RandomWalk(WalkGeometry),
     Ouroboros(OuroGeometry),
+    TBuddy(TBuddyPlan),
 }
 
 /// What every family's planning gets: the configuration, the device, and the segments.
@@ -267,6 +274,7 @@ impl FamilyPlan {
                     queue_kind: queue,
                 })?)
             }
+            Family::TBuddy => FamilyPlan::TBuddy(TBuddyPlan::plan(input)?),
         })
     }
 
@@ -276,6 +284,7 @@ impl FamilyPlan {
             FamilyPlan::Bump(p) => p,
             FamilyPlan::RandomWalk(p) => p,
             FamilyPlan::Ouroboros(p) => p,
+            FamilyPlan::TBuddy(p) => p,
         }
     }
 }

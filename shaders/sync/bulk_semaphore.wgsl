@@ -9,6 +9,9 @@
 //   bsem_help(s) -> bool               register a batch unconditionally: the caller produces it
 //   bsem_signal(s, n, batches)         add n units to C and retire `batches` expected batches
 //   bsem_count(s) -> i32               C, for readers and tests
+//   bsem_ticket                        C before the calling invocation's last successful
+//                                      take: distinct among concurrent takers, a seed for
+//                                      where the taker looks for its unit
 //
 // The three counters of the paper and their packing (no 64-bit atomics in portable WGSL):
 //   word s + 0   C, the units available now, as an i32 in a u32 (the fast path's atomicSub
@@ -80,10 +83,13 @@ fn bsem_count(s: u32) -> i32 {
     return bitcast<i32>(atomicLoad(&heap_meta[s]));
 }
 
+var<private> bsem_ticket: u32 = 0u;
+
 // Algorithm 2, lines 2-6: take n units if there are n; otherwise give them back.
 fn bsem_try_take(s: u32, n: u32) -> bool {
     let old = bitcast<i32>(atomicSub(&heap_meta[s], n));
     if (old >= i32(n)) {
+        bsem_ticket = u32(old);
         return true;
     }
     atomicAdd(&heap_meta[s], n);

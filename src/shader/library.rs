@@ -100,4 +100,12 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
         "ouroboros/growth.wgsl",
         include_str!("../../shaders/ouroboros/growth.wgsl"),
     ),
+    (
+        "tbuddy/tbuddy.wgsl",
+        include_str!("../../shaders/tbuddy/tbuddy.wgsl"),
+    ),
+    (
+        "tbuddy/available_tree.wgsl",
+        include_str!("../../shaders/tbuddy/available_tree.wgsl"),
+    ),
 ];

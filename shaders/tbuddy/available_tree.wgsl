@@ -1,0 +1,153 @@
+// The tree buddy's available tree: which nodes are available, per order, summarised so
+// that a malloc finds one in a few loads (the role of the paper's "partial" nodes,
+// Gelado & Garland, PPoPP 2019, section 4.1, kept per order so that a descent never
+// enters a subtree holding only smaller blocks).
+//
+// Provides, for order n and node v:
+//   at_publish(n, v)             mark v available (its bit, then the summaries above it)
+//   at_try_take(n, v) -> bool    clear v's bit if it is set: true if this call cleared it
+//   at_is_set(n, v) -> bool      whether v is available now
+//   at_claim(n, seed) -> u32     clear the bit of some available node and return it, or
+//                                AT_NONE; the caller holds a semaphore unit of order n, so
+//                                one exists unless a merge or another claim races for it
+//
+// Layout (src/tbuddy.rs): node v of order n is index 2^(B - n) + v (B = TB_TREE_SHIFT);
+// layer 0 has a bit per index, and bit i of layer j + 1 says that word i of layer j may be
+// non-zero (at_layer_base(j) is generated). Order n's indices in layer j are the range
+// [2^(m - 5j), 2^(m - 5j + 1)) with m = B - n, so its top layer, floor(m / 5), holds them
+// in part of word 0: the descent starts there, masked to that range.
+//
+// Invariants
+//   - A node's layer-0 bit is set exactly while it is available; only atomicOr sets it and
+//     only atomicAnd clears it, and a clear counts as a take only if its old value had the
+//     bit, so no node is taken twice.
+//   - Summaries may say "non-zero" of a word that is zero (a take never clears them; a
+//     descent that meets such a word clears the summary bit and then reads the word again,
+//     setting the bit back if it has filled meanwhile). Publishing sets the bit and then
+//     the summaries, so a published node is reachable from the top once at_publish returns,
+//     unless a repair races with it; at_claim's scan of layer 0 finds what summaries hide.
+//
+// Loops: a descent visits each layer once (at most 7); at_claim makes at most AT_ROUNDS
+// descents and then scans the order's words of layer 0 once (bounded by the heap).
+
+const AT_NONE: u32 = 0xffffffffu;
+const AT_ROUNDS: u32 = 16u;
+
+fn at_index(n: u32, v: u32) -> u32 {
+    return (1u << (TB_TREE_SHIFT - n)) + v;
+}
+
+fn at_publish(n: u32, v: u32) {
+    var i = at_index(n, v);
+    let top = (TB_TREE_SHIFT - n) / 5u;
+    for (var j = 0u; j <= top; j++) {
+        let bit = 1u << (i & 31u);
+        let old = atomicOr(&heap_meta[at_layer_base(j) + (i >> 5u)], bit);
+        if (j > 0u && (old & bit) != 0u) {
+            return; // the layers above already lead here
+        }
+        i >>= 5u;
+    }
+}
+
+fn at_try_take(n: u32, v: u32) -> bool {
+    let i = at_index(n, v);
+    let bit = 1u << (i & 31u);
+    let old = atomicAnd(&heap_meta[at_layer_base(0u) + (i >> 5u)], ~bit);
+    return (old & bit) != 0u;
+}
+
+fn at_is_set(n: u32, v: u32) -> bool {
+    let i = at_index(n, v);
+    return (atomicLoad(&heap_meta[at_layer_base(0u) + (i >> 5u)]) & (1u << (i & 31u))) != 0u;
+}
+
+// A set bit of `word` (not zero), searched from a random position so that concurrent
+// claimants spread over the word.
+fn at_pick(word: u32, r: u32) -> u32 {
+    let shift = r & 31u;
+    let rotated = (word >> shift) | (word << ((32u - shift) & 31u));
+    return (firstTrailingBit(rotated) + shift) & 31u;
+}
+
+// Word i of layer j is empty: clear its summary bit in layer j + 1, then read the word
+// again, and set the bit back if a publish filled it meanwhile.
+fn at_repair(j: u32, i: u32) {
+    let bit = 1u << (i & 31u);
+    let above = at_layer_base(j + 1u) + (i >> 5u);
+    atomicAnd(&heap_meta[above], ~bit);
+    if (atomicLoad(&heap_meta[at_layer_base(j) + i]) != 0u) {
+        atomicOr(&heap_meta[above], bit);
+    }
+}
+
+// The bits of word 0 of layer j that belong to order n's range there (r = m - 5j <= 4).
+fn at_top_mask(r: u32) -> u32 {
+    let first = 1u << r; // the range [2^r, 2^(r + 1)) of bit positions
+    return ((1u << first) - 1u) << first;
+}
+
+fn at_claim(n: u32, seed: u32) -> u32 {
+    let m = TB_TREE_SHIFT - n;
+    let top = m / 5u;
+    let mask = at_top_mask(m - 5u * top);
+    var rng = heap_hash(seed ^ (n << 26u)) | 1u;
+    for (var round = 0u; round < AT_ROUNDS; round++) {
+        var i = 0u; // word index in layer j
+        for (var step = 0u; step <= top; step++) {
+            let j = top - step;
+            let w = at_layer_base(j) + i;
+            var word = atomicLoad(&heap_meta[w]);
+            if (j == top) {
+                word &= mask;
+            }
+            if (word == 0u) {
+                if (j < top) {
+                    at_repair(j, i);
+                }
+                break;
+            }
+            rng = heap_rng_next(rng);
+            let b = at_pick(word, rng);
+            if (j == 0u) {
+                let old = atomicAnd(&heap_meta[w], ~(1u << b));
+                if ((old & (1u << b)) != 0u) {
+                    return i * 32u + b - (1u << m);
+                }
+                break; // another claimant took it: descend again
+            }
+            i = i * 32u + b;
+        }
+    }
+    // The summaries hid it, or claimants kept taking what this one saw: scan the order's
+    // words of layer 0 (one masked word for the orders whose range is smaller).
+    let base = at_layer_base(0u);
+    if (m < 5u) {
+        let word = atomicLoad(&heap_meta[base]) & at_top_mask(m);
+        if (word != 0u) {
+            let b = firstTrailingBit(word);
+            if ((atomicAnd(&heap_meta[base], ~(1u << b)) & (1u << b)) != 0u) {
+                return b - (1u << m);
+            }
+        }
+        return AT_NONE;
+    }
+    let first = 1u << (m - 5u);
+    let words = first;
+    let start = rng % words;
+    for (var k = 0u; k < words; k++) {
+        var w = start + k;
+        if (w >= words) {
+            w -= words;
+        }
+        let word = atomicLoad(&heap_meta[base + first + w]);
+        if (word != 0u) {
+            let b = firstTrailingBit(word);
+            let old = atomicAnd(&heap_meta[base + first + w], ~(1u << b));
+            if ((old & (1u << b)) != 0u) {
+                return (first + w) * 32u + b - (1u << m);
+            }
+        }
+    }
+    return AT_NONE;
+}

@@ -1,0 +1,257 @@
+//! The tree buddy family (Gelado & Garland, PPoPP 2019, section 4.1; `shaders/tbuddy/`):
+//! power-of-two blocks from one leaf ([`HeapConfig::page_size`](crate::HeapConfig::page_size)
+//! bytes) up to a segment, split on demand and merged with their buddies on free, one bulk
+//! semaphore per order counting the available blocks.
+//!
+//! Geometry. The heap is `leaves` leaves; a block of order `n` is `2^n` leaves at a multiple
+//! of `2^n` leaves, node `v` of its level. The largest order is the largest block that fits
+//! in a segment and in the heap, so no block crosses a segment. The leaves past the last
+//! whole top-order block are covered by smaller blocks (the binary digits of the remainder);
+//! nodes that reach past the heap's end do not exist, so such blocks never merge.
+//!
+//! heap_meta after the scalar words (all sized for the reserved maximum), with nodes
+//! numbered as in an implicit binary tree over `2^B >= leaves` leaves (node `v` of order
+//! `n` is tree index `2^(B - n) + v`), so that no per-order table is needed:
+//! - two words per order: the order's bulk semaphore (its count is the available blocks);
+//! - the allocated bitmap: a bit per tree index, set while the node is a live allocation
+//!   (free reads it to find a block's order and to reject double frees);
+//! - the available tree: layer 0 has a bit per tree index, set while the node is
+//!   available; bit `i` of layer `j + 1` says that word `i` of layer `j` may be non-zero. An
+//!   order's indices stay a contiguous power-of-two range in every layer, down to a part of
+//!   one word, where its descent starts (the paper's "partial" nodes, kept per order).
+
+use std::fmt::Write as _;
+
+use crate::error::{Error, Result};
+use crate::layout::{STRATEGY_SCALAR_WORDS, UNIT_BYTES};
+use crate::meta::STAT_WORDS;
+use crate::strategy::{PlanInput, StrategyPlan};
+
+/// heap_meta word of the free leaves not reserved by a malloc in flight (the first scalar).
+const TB_FREE: u64 = STAT_WORDS;
+/// Leaves are counted in u32 node indices.
+const MAX_LEAVES: u64 = 1 << 31;
+/// Blocks are at most 2 GiB: sizes are u32.
+const MAX_BLOCK_BYTES: u64 = 1 << 31;
+
+/// A tree buddy heap's plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TBuddyPlan {
+    /// 16-byte units per leaf (a power of two).
+    leaf_units: u64,
+    leaves: u64,
+    max_order: u32,
+    /// B: the implicit tree has `2^B` leaves.
+    tree_shift: u32,
+    /// First word of the semaphores (two per order).
+    sem_base: u64,
+    /// First word of the allocated bitmap.
+    alloc_base: u64,
+    /// First word of each layer of the available tree, layer 0 first.
+    layer_bases: Vec<u64>,
+    state_end: u64,
+}
+
+impl TBuddyPlan {
+    pub fn plan(input: &PlanInput) -> Result<TBuddyPlan> {
+        let leaf = input.config.page_size as u64;
+        if !leaf.is_power_of_two() || leaf < UNIT_BYTES {
+            return Err(Error::InvalidConfig(format!(
+                "the tbuddy leaf (page_size) must be a power of two of at least 16 bytes, not {leaf}"
+            )));
+        }
+        if leaf > input.stride {
+            return Err(Error::InvalidConfig(format!(
+                "the tbuddy leaf (page_size) {leaf} is larger than a segment ({} bytes)",
+                input.stride
+            )));
+        }
+        let leaves = input.bytes / leaf;
+        if leaves == 0 || leaves > MAX_LEAVES {
+            return Err(Error::TooLarge {
+                requested: input.config.size,
+                reason: format!("tbuddy holds 1 to 2^31 leaves of {leaf} bytes"),
+            });
+        }
+        let top = input.stride.min(MAX_BLOCK_BYTES) / leaf;
+        let max_order = top.min(1 << leaves.ilog2()).ilog2();
+        let tree_shift = leaves.next_power_of_two().ilog2();
+        let sem_base = STAT_WORDS + STRATEGY_SCALAR_WORDS;
+        // Tree indices are below 2^(B + 1): a bit each in the allocated bitmap and in layer
+        // 0; layer j has a bit per word of layer j - 1.
+        let bitmap_words = |layer: u32| (2u64 << tree_shift >> (5 * layer)).div_ceil(32);
+        let alloc_base = sem_base + 2 * (max_order as u64 + 1);
+        let mut next = alloc_base + bitmap_words(0);
+        let layer_bases = (0..=tree_shift / 5)
+            .map(|j| {
+                let base = next;
+                next += bitmap_words(j);
+                base
+            })
+            .collect();
+        Ok(TBuddyPlan {
+            leaf_units: leaf / UNIT_BYTES,
+            leaves,
+            max_order,
+            tree_shift,
+            sem_base,
+            alloc_base,
+            layer_bases,
+            state_end: next,
+        })
+    }
+
+    /// The order of the smallest block that holds `size` bytes.
+    fn order_for(&self, size: u32) -> u32 {
+        let leaves = (size as u64).div_ceil(self.leaf_units * UNIT_BYTES).max(1);
+        leaves.next_power_of_two().ilog2()
+    }
+
+    /// The blocks an empty heap of `leaves` leaves starts with, as (order, node): whole
+    /// top-order blocks, then the remainder's binary digits (the same walk as `tb_cover`).
+    fn initial_blocks(&self, leaves: u64) -> Vec<(u32, u64)> {
+        let mut blocks = Vec::new();
+        let mut at = 0u64;
+        while at < leaves {
+            let aligned = if at == 0 {
+                self.max_order
+            } else {
+                at.trailing_zeros()
+            };
+            let n = aligned.min(self.max_order).min((leaves - at).ilog2());
+            blocks.push((n, at >> n));
+            at += 1 << n;
+        }
+        blocks
+    }
+}
+
+impl StrategyPlan for TBuddyPlan {
+    fn entry_file(&self) -> &'static str {
+        "tbuddy/tbuddy.wgsl"
+    }
+
+    fn max_alloc(&self) -> u64 {
+        (self.leaf_units * UNIT_BYTES) << self.max_order
+    }
+
+    fn state_end_word(&self) -> u64 {
+        self.state_end
+    }
+
+    fn wgsl(&self, s: &mut String) {
+        let constants = [
+            ("TB_FREE", TB_FREE),
+            ("TB_LEAF_UNITS", self.leaf_units),
+            ("TB_LEAF_SHIFT", self.leaf_units.trailing_zeros() as u64),
+            ("TB_LEAVES", self.leaves),
+            ("TB_MAX_ORDER", self.max_order as u64),
+            ("TB_TREE_SHIFT", self.tree_shift as u64),
+            ("TB_SEM", self.sem_base),
+            ("TB_ALLOC", self.alloc_base),
+        ];
+        for (name, value) in constants {
+            let _ = writeln!(s, "const {name}: u32 = {value}u;");
+        }
+        // The layers' first words, as a switch of at most seven cases.
+        let _ = writeln!(s, "fn at_layer_base(j: u32) -> u32 {{\n    switch j {{");
+        for (j, base) in self.layer_bases.iter().enumerate() {
+            let _ = writeln!(s, "        case {j}u: {{ return {base}u; }}");
+        }
+        let _ = writeln!(s, "        default: {{ return 0u; }}\n    }}\n}}");
+    }
+
+    /// One invocation publishes the initial blocks (a handful per segment).
+    fn init_invocations(&self) -> u32 {
+        1
+    }
+
+    fn item_units(&self) -> u64 {
+        self.leaf_units
+    }
+
+    /// One invocation checks the whole range (its blocks are few: see `tb_cover`).
+    fn trim_check_invocations(&self, _: u64, _: u64) -> u32 {
+        1
+    }
+
+    /// Blocks of the size's order that an empty heap holds.
+    fn capacity_for(&self, size: u32, segment_sizes: &[u64]) -> u64 {
+        let n = self.order_for(size);
+        let bytes: u64 = segment_sizes.iter().sum();
+        let leaves = (bytes / (self.leaf_units * UNIT_BYTES)).min(self.leaves);
+        self.initial_blocks(leaves)
+            .iter()
+            .filter(|&&(order, _)| order >= n)
+            .map(|&(order, _)| 1u64 << (order - n))
+            .sum()
+    }
+
+    fn granted_bytes(&self, size: u32) -> u64 {
+        (self.leaf_units * UNIT_BYTES) << self.order_for(size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{DeviceCaps, HeapLayout};
+    use crate::strategy::FamilyPlan;
+    use crate::{HeapConfig, Strategy};
+
+    /// Plans `config` as tbuddy on a device whose storage bindings hold `binding` bytes.
+    fn plan(config: HeapConfig, binding: u64) -> TBuddyPlan {
+        let caps = DeviceCaps {
+            features: wgpu::Features::empty(),
+            limits: wgpu::Limits {
+                max_storage_buffer_binding_size: binding,
+                max_buffer_size: binding,
+                max_storage_buffers_per_shader_stage: 16,
+                ..wgpu::Limits::default()
+            },
+            backend: None,
+            unsupported: None,
+        };
+        let config = config
+            .strategy(Strategy::TBuddy)
+            .max_segment_size(binding)
+            .max_separate_bindings(8);
+        match HeapLayout::plan(&config, &caps).unwrap().plan {
+            FamilyPlan::TBuddy(p) => p,
+            other => panic!("planned as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn orders_stop_at_the_segment_and_cover_the_tail() {
+        // 11 leaves of 256 B in segments of 1 MiB: one block of 8 leaves, then 2 and 1.
+        let p = plan(HeapConfig::new(11 * 256).page_size(256), 1 << 20);
+        assert_eq!(p.max_order, 3);
+        assert_eq!(p.initial_blocks(11), vec![(3, 0), (1, 4), (0, 10)]);
+        assert_eq!(p.capacity_for(256, &[11 * 256]), 11);
+        assert_eq!(p.capacity_for(512, &[11 * 256]), 5);
+        assert_eq!(p.capacity_for(2048, &[11 * 256]), 1);
+        // 8 MiB in 1 MiB segments: the top order is a segment.
+        let p = plan(HeapConfig::new(8 << 20).page_size(256), 1 << 20);
+        assert_eq!(p.max_order, 12);
+        assert_eq!(p.initial_blocks(p.leaves).len(), 8);
+        assert_eq!(p.granted_bytes(257), 512);
+        assert_eq!(p.granted_bytes(1 << 20), 1 << 20);
+    }
+
+    #[test]
+    fn tree_state_is_a_few_bits_per_leaf() {
+        // 2^18 leaves: B = 18, layers 0..=3; two bitmaps of 2^19 bits, then 1/32 of that.
+        let p = plan(HeapConfig::new(64 << 20).page_size(256), 1 << 30);
+        assert_eq!(p.tree_shift, 18);
+        assert_eq!(p.layer_bases.len(), 4);
+        assert_eq!(p.layer_bases[0] - p.alloc_base, 1 << 14);
+        assert_eq!(p.layer_bases[1] - p.layer_bases[0], 1 << 14);
+        let words = p.state_end - p.sem_base;
+        assert!(words * 32 < p.leaves * 5, "{words} words");
+        // Just above a power of two the bitmaps are twice as large, never more.
+        let p = plan(HeapConfig::new((64 << 20) + 256).page_size(256), 1 << 30);
+        assert_eq!(p.tree_shift, 19);
+        assert!((p.state_end - p.sem_base) * 32 < p.leaves * 9);
+    }
+}

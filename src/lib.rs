@@ -57,3 +57,4 @@ pub use random_walk::WalkSteps;
 pub use shader::{ComposedShader, Composer, ShaderError, SourceLocation};
 pub use stats::{Failures, HeapStats, RawStats};
 pub use strategy::Strategy;
+pub use tbuddy::{TBuddyOrder, TBuddyReport};

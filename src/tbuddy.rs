@@ -23,12 +23,17 @@
 use std::fmt::Write as _;
 
 use crate::error::{Error, Result};
+use crate::heap::GpuHeap;
 use crate::layout::{STRATEGY_SCALAR_WORDS, UNIT_BYTES};
 use crate::meta::STAT_WORDS;
-use crate::strategy::{PlanInput, StrategyPlan};
+use crate::ouroboros::shared::BSEM_R_BITS;
+use crate::strategy::{FamilyPlan, PlanInput, StrategyPlan};
 
-/// heap_meta word of the free leaves not reserved by a malloc in flight (the first scalar).
+/// heap_meta scalars: the free leaves not reserved by a malloc in flight, and the mallocs
+/// that failed for contention by cause.
 const TB_FREE: u64 = STAT_WORDS;
+const TB_CLAIM_FAILURES: u64 = STAT_WORDS + 1;
+const TB_WAIT_FAILURES: u64 = STAT_WORDS + 2;
 /// Leaves are counted in u32 node indices.
 const MAX_LEAVES: u64 = 1 << 31;
 /// Blocks are at most 2 GiB: sizes are u32.
@@ -142,6 +147,8 @@ impl StrategyPlan for TBuddyPlan {
     fn wgsl(&self, s: &mut String) {
         let constants = [
             ("TB_FREE", TB_FREE),
+            ("TB_CLAIM_FAILURES", TB_CLAIM_FAILURES),
+            ("TB_WAIT_FAILURES", TB_WAIT_FAILURES),
             ("TB_LEAF_UNITS", self.leaf_units),
             ("TB_LEAF_SHIFT", self.leaf_units.trailing_zeros() as u64),
             ("TB_LEAVES", self.leaves),
@@ -192,11 +199,107 @@ impl StrategyPlan for TBuddyPlan {
     }
 }
 
+/// One order of a [`TBuddyReport`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct TBuddyOrder {
+    /// The order's semaphore count: blocks available to take.
+    pub count: i64,
+    /// Batches of this order in production (the semaphore's E).
+    pub producing: u32,
+    /// Units reserved by waiting mallocs (the semaphore's R).
+    pub reserved: u32,
+    /// Nodes of this order marked available.
+    pub available: u64,
+}
+
+/// A tree buddy heap's books ([`GpuHeap::tbuddy_report`]): what each order's semaphore
+/// counts against what the available tree holds. Read it between dispatches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct TBuddyReport {
+    /// Orders 0 (one leaf) up to the largest block.
+    pub orders: Vec<TBuddyOrder>,
+    /// Leaves the free count holds.
+    pub free_leaves: u64,
+    /// Mallocs that held a unit but did not find its block (HEAP_CONTENTION).
+    pub claim_failures: u64,
+    /// Mallocs whose wait for a block ran out of rounds (HEAP_CONTENTION).
+    pub wait_failures: u64,
+}
+
+impl TBuddyReport {
+    /// What does not add up with no call in flight: a count that differs from the
+    /// available nodes, a batch or a reservation left behind, free leaves that are not
+    /// the available blocks' leaves. Empty when the books balance.
+    pub fn inconsistencies(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut leaves = 0u64;
+        for (n, o) in self.orders.iter().enumerate() {
+            if o.count != o.available as i64 || o.producing != 0 || o.reserved != 0 {
+                out.push(format!("order {n}: {o:?}"));
+            }
+            leaves += o.available << n;
+        }
+        if leaves != self.free_leaves {
+            out.push(format!(
+                "free leaves {} but the available blocks hold {leaves}",
+                self.free_leaves
+            ));
+        }
+        out
+    }
+}
+
+impl GpuHeap {
+    /// The books of a tree buddy heap (waits for submitted work first): per order, the
+    /// semaphore against the available nodes; `None` for other strategies.
+    pub fn tbuddy_report(&self) -> Result<Option<TBuddyReport>> {
+        let FamilyPlan::TBuddy(p) = &self.layout().plan else {
+            return Ok(None);
+        };
+        let scalars = self.read_meta(TB_FREE, 3)?;
+        let sems = self.read_meta(p.sem_base, 2 * (p.max_order as u64 + 1))?;
+        let bits = self.read_meta(p.layer_bases[0], 2u64 << p.tree_shift >> 5)?;
+        let orders = (0..=p.max_order)
+            .map(|n| {
+                let m = p.tree_shift - n;
+                let (lo, hi) = (1u64 << m, 2u64 << m);
+                let available = (lo..hi)
+                    .step_by(32)
+                    .map(|i| {
+                        let word = bits[(i >> 5) as usize];
+                        let span = (hi - i).min(32);
+                        let mask = if span == 32 {
+                            u32::MAX
+                        } else {
+                            ((1u32 << span) - 1) << (i & 31)
+                        };
+                        (word & mask).count_ones() as u64
+                    })
+                    .sum();
+                let e = sems[2 * n as usize + 1];
+                TBuddyOrder {
+                    count: sems[2 * n as usize] as i32 as i64,
+                    producing: e >> BSEM_R_BITS,
+                    reserved: e & ((1 << BSEM_R_BITS) - 1),
+                    available,
+                }
+            })
+            .collect();
+        Ok(Some(TBuddyReport {
+            orders,
+            free_leaves: scalars[0] as u64,
+            claim_failures: scalars[1] as u64,
+            wait_failures: scalars[2] as u64,
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::layout::{DeviceCaps, HeapLayout};
-    use crate::strategy::FamilyPlan;
     use crate::{HeapConfig, Strategy};
 
     /// Plans `config` as tbuddy on a device whose storage bindings hold `binding` bytes.

@@ -5,11 +5,14 @@
 //
 // Provides, for order n and node v:
 //   at_publish(n, v)             mark v available (its bit, then the summaries above it)
+//   at_publish_run(n, v, count)  the same for an aligned run of nodes, a word at a time
 //   at_try_take(n, v) -> bool    clear v's bit if it is set: true if this call cleared it
 //   at_is_set(n, v) -> bool      whether v is available now
-//   at_claim(n, seed) -> u32     clear the bit of some available node and return it, or
+//   at_claim(n, seed, descents, scan_words) -> u32
+//                                clear the bit of some available node and return it, or
 //                                AT_NONE; the caller holds a semaphore unit of order n, so
-//                                one exists unless a merge or another claim races for it
+//                                one exists, though its bits may not be visible yet (the
+//                                publisher's atomics on other words are relaxed)
 //
 // Layout (src/tbuddy.rs): node v of order n is index 2^(B - n) + v (B = TB_TREE_SHIFT);
 // layer 0 has a bit per index, and bit i of layer j + 1 says that word i of layer j may be
@@ -23,30 +26,62 @@
 //     bit, so no node is taken twice.
 //   - Summaries may say "non-zero" of a word that is zero (a take never clears them; a
 //     descent that meets such a word clears the summary bit and then reads the word again,
-//     setting the bit back if it has filled meanwhile). Publishing sets the bit and then
-//     the summaries, so a published node is reachable from the top once at_publish returns,
-//     unless a repair races with it; at_claim's scan of layer 0 finds what summaries hide.
+//     setting the bit back if it has filled meanwhile; a claim that empties a word does
+//     the same at once). Publishing sets the bit and then the summaries, so a published
+//     node is reachable from the top once at_publish returns, unless a repair races with
+//     it; at_claim's last-resort scan of layer 0 looks for what summaries hide.
 //
-// Loops: a descent visits each layer once (at most 7); at_claim makes at most AT_ROUNDS
-// descents and then scans the order's words of layer 0 once (bounded by the heap).
+// Loops: a descent visits each layer once (at most 7) and tries at most 32 bits of the
+// layer-0 word it reaches; at_claim makes at most `descents` descents and then scans at
+// most `scan_words` words of layer 0.
 
 const AT_NONE: u32 = 0xffffffffu;
-const AT_ROUNDS: u32 = 16u;
 
 fn at_index(n: u32, v: u32) -> u32 {
     return (1u << (TB_TREE_SHIFT - n)) + v;
 }
 
+// Each atomic of a publish or a repair is issued only once the previous one has returned
+// (the next step branches on its old value): atomics on different words are relaxed, and
+// a summary bit set before the bit it leads to could be cleared by a repair that does not
+// see that bit yet, hiding it.
 fn at_publish(n: u32, v: u32) {
     var i = at_index(n, v);
     let top = (TB_TREE_SHIFT - n) / 5u;
     for (var j = 0u; j <= top; j++) {
         let bit = 1u << (i & 31u);
         let old = atomicOr(&heap_meta[at_layer_base(j) + (i >> 5u)], bit);
-        if (j > 0u && (old & bit) != 0u) {
+        if ((old & bit) != 0u) {
             return; // the layers above already lead here
         }
         i >>= 5u;
+    }
+}
+
+// Marks the `count` nodes from `first` available: a word of layer 0 at a time, and each
+// word's summaries once.
+fn at_publish_run(n: u32, first: u32, count: u32) {
+    let start = at_index(n, first);
+    let top = (TB_TREE_SHIFT - n) / 5u;
+    var done = 0u;
+    for (var k = 0u; k < (count >> 5u) + 2u && done < count; k++) {
+        let i0 = start + done;
+        let take = min(32u - (i0 & 31u), count - done);
+        let bits = select((1u << take) - 1u, 0xffffffffu, take == 32u) << (i0 & 31u);
+        let old0 = atomicOr(&heap_meta[at_layer_base(0u) + (i0 >> 5u)], bits);
+        var i = i0 >> 5u;
+        // (top + 1 unless old0 had all of them, which a publish never sees: the summaries
+        // are written after this atomic returns.)
+        let layers = select(top, 0u, (old0 & bits) == bits);
+        for (var j = 1u; j <= layers; j++) {
+            let bit = 1u << (i & 31u);
+            let old = atomicOr(&heap_meta[at_layer_base(j) + (i >> 5u)], bit);
+            if ((old & bit) != 0u) {
+                break; // the layers above already lead here
+            }
+            i >>= 5u;
+        }
+        done += take;
     }
 }
 
@@ -75,8 +110,8 @@ fn at_pick(word: u32, r: u32) -> u32 {
 fn at_repair(j: u32, i: u32) {
     let bit = 1u << (i & 31u);
     let above = at_layer_base(j + 1u) + (i >> 5u);
-    atomicAnd(&heap_meta[above], ~bit);
-    if (atomicLoad(&heap_meta[at_layer_base(j) + i]) != 0u) {
+    let old = atomicAnd(&heap_meta[above], ~bit);
+    if ((old & bit) != 0u && atomicLoad(&heap_meta[at_layer_base(j) + i]) != 0u) {
         atomicOr(&heap_meta[above], bit);
     }
 }
@@ -87,12 +122,12 @@ fn at_top_mask(r: u32) -> u32 {
     return ((1u << first) - 1u) << first;
 }
 
-fn at_claim(n: u32, seed: u32) -> u32 {
+fn at_claim(n: u32, seed: u32, descents: u32, scan_words: u32) -> u32 {
     let m = TB_TREE_SHIFT - n;
     let top = m / 5u;
     let mask = at_top_mask(m - 5u * top);
     var rng = heap_hash(seed ^ (n << 26u)) | 1u;
-    for (var round = 0u; round < AT_ROUNDS; round++) {
+    for (var round = 0u; round < descents; round++) {
         var i = 0u; // word index in layer j
         for (var step = 0u; step <= top; step++) {
             let j = top - step;
@@ -108,20 +143,38 @@ fn at_claim(n: u32, seed: u32) -> u32 {
                 break;
             }
             rng = heap_rng_next(rng);
-            let b = at_pick(word, rng);
             if (j == 0u) {
-                let old = atomicAnd(&heap_meta[w], ~(1u << b));
-                if ((old & (1u << b)) != 0u) {
-                    return i * 32u + b - (1u << m);
+                // Claim a bit of this word; one another claimant took first leaves the
+                // others, which the atomic's old value shows, to try next.
+                var left = word;
+                for (var t = 0u; t < 32u && left != 0u; t++) {
+                    let b = at_pick(left, rng);
+                    let old = atomicAnd(&heap_meta[w], ~(1u << b));
+                    if ((old & (1u << b)) != 0u) {
+                        if (old == (1u << b) && top > 0u) {
+                            at_repair(0u, i); // emptied it: keep descents away
+                        }
+                        return i * 32u + b - (1u << m);
+                    }
+                    left = old & ~(1u << b);
+                    if (j == top) {
+                        left &= mask;
+                    }
+                    rng = heap_rng_next(rng);
                 }
-                break; // another claimant took it: descend again
+                break; // the word emptied: descend again
             }
-            i = i * 32u + b;
+            i = i * 32u + at_pick(word, rng);
         }
     }
     // The summaries hid it, or claimants kept taking what this one saw: scan the order's
-    // words of layer 0 (one masked word for the orders whose range is smaller).
+    // words of layer 0 (one masked word for the orders whose range is smaller), from a
+    // random start; what summaries hide is found again once a publish or a repair in its
+    // word sets the summary bit.
     let base = at_layer_base(0u);
+    if (scan_words == 0u) {
+        return AT_NONE;
+    }
     if (m < 5u) {
         let word = atomicLoad(&heap_meta[base]) & at_top_mask(m);
         if (word != 0u) {
@@ -135,7 +188,7 @@ fn at_claim(n: u32, seed: u32) -> u32 {
     let first = 1u << (m - 5u);
     let words = first;
     let start = rng % words;
-    for (var k = 0u; k < words; k++) {
+    for (var k = 0u; k < min(words, scan_words); k++) {
         var w = start + k;
         if (w >= words) {
             w -= words;

@@ -14,7 +14,8 @@
 // climbing an order each time; then publish the block and signal its semaphore.
 //
 // State (heap_meta, layout in src/tbuddy.rs): TB_FREE, the free leaves not reserved by a
-// malloc in flight (tb_reserve); per order its semaphore at tb_sem(n); the allocated
+// malloc in flight (tb_reserve); TB_CLAIM_FAILURES and TB_WAIT_FAILURES, the mallocs that
+// failed for contention by cause (a unit whose block was not found; the rounds ran out); per order its semaphore at tb_sem(n); the allocated
 // bitmap (a bit per node, set while the node is a live allocation) and the available tree,
 // both indexed as an implicit binary tree (at_index).
 // A node is available, allocated, or neither (split, inside a larger block, or past the
@@ -39,19 +40,26 @@
 //     is covered by whole blocks (tb_cover); grow publishes those of the new range, trim
 //     checks that the released range is available as exactly those blocks and takes them.
 //
-// Loops: malloc's loop makes at most TB_ROUNDS semaphore steps; the split and free's merge
-// loops are bounded by the orders; tb_cover by its block count; at_claim by its rounds and
-// a scan of one order's layer 0.
+// Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, or a search for
+// the block of a unit it holds); the split, retire and merge loops are bounded by the
+// orders; tb_cover by its block count; at_claim by its descents and scanned words.
 
 #include "../sync/bulk_semaphore.wgsl"
 #include "available_tree.wgsl"
 
 // Semaphore steps of one malloc, across all the orders it climbs.
-const TB_ROUNDS: u32 = 256u;
+const TB_ROUNDS: u32 = 32768u;
+// Orders a batch spans: a malloc that finds no block of its order splits one of up to 2^9
+// times its size, publishing the other 511 blocks for the waiters (see the header).
+const TB_BATCH_SHIFT: u32 = 9u;
+// Descents per round while a malloc looks for its unit's block, and the words of layer 0
+// it scans every 32nd round (available_tree.wgsl).
+const TB_CLAIM_DESCENTS: u32 = 4u;
+const TB_CLAIM_SCAN_WORDS: u32 = 256u;
 // Rounds a malloc waits for someone else's split before it splits a larger block itself.
 // A split yields one unit for waiters, which a newcomer's fast path may take first, so a
 // waiter could otherwise wait as long as newcomers keep coming.
-const TB_PATIENCE: u32 = 16u;
+const TB_PATIENCE: u32 = 32u;
 
 fn tb_sem(n: u32) -> u32 {
     return TB_SEM + 2u * n;
@@ -89,62 +97,160 @@ fn tb_live_leaves() -> u32 {
     return min(heap_committed_units() >> TB_LEAF_SHIFT, TB_LEAVES);
 }
 
+// A batch of order n is one block of a larger order, split into blocks of n: the producer
+// keeps one and publishes the rest. The larger order is the lowest of the next
+// TB_BATCH_SHIFT with a block available, else the last of them (tb_source); so the
+// semaphore of n expects up to tb_batch(n) units per batch.
+fn tb_batch(n: u32) -> u32 {
+    return (1u << (min(n + TB_BATCH_SHIFT, TB_MAX_ORDER) - n)) - 1u;
+}
+
+fn tb_source(n: u32) -> u32 {
+    let last = min(n + TB_BATCH_SHIFT, TB_MAX_ORDER);
+    for (var k = n + 1u; k < last; k++) {
+        if (bsem_count(tb_sem(k)) > 0) {
+            return k;
+        }
+    }
+    return last;
+}
+
+// Retires the batches registered at the orders of `path` (a bit per order): none of them
+// will be produced.
+fn tb_retire(path: u32) {
+    var left = path;
+    for (var i = 0u; i <= TB_MAX_ORDER && left != 0u; i++) {
+        let k = firstTrailingBit(left);
+        bsem_signal(tb_sem(k), 0u, 1u);
+        left &= left - 1u;
+    }
+}
+
+// Where a malloc that found the top empty waits instead: the lowest order in [want,
+// TB_MAX_ORDER) with blocks available, else the highest with a batch in production besides
+// one this call registered (in `path`); TB_MAX_ORDER if there is none.
+fn tb_order_in_supply(want: u32, path: u32) -> u32 {
+    for (var k = want; k < TB_MAX_ORDER; k++) {
+        if (bsem_count(tb_sem(k)) > 0) {
+            return k;
+        }
+    }
+    for (var k = TB_MAX_ORDER; k > want; k--) {
+        let own = (path >> (k - 1u)) & 1u;
+        if ((atomicLoad(&heap_meta[tb_sem(k - 1u) + 1u]) >> BSEM_R_BITS) > own) {
+            return k - 1u;
+        }
+    }
+    return TB_MAX_ORDER;
+}
+
+// Splits block `got` of order `level` down to `want`: at each order of the path, publishes
+// all but the last block of the batch and keeps the last; returns the kept block.
+fn tb_split_and_keep(want: u32, level: u32, got: u32, path_in: u32) -> HeapAlloc {
+    var path = path_in;
+    var node = got;
+    var hi = level;
+    for (var i = 0u; i <= TB_MAX_ORDER && path != 0u; i++) {
+        let lo = firstLeadingBit(path);
+        let count = 1u << (hi - lo);
+        let first = node << (hi - lo);
+        at_publish_run(lo, first, count - 1u);
+        bsem_signal(tb_sem(lo), count - 1u, 1u);
+        node = first + count - 1u;
+        path &= ~(1u << lo);
+        hi = lo;
+    }
+    let bit = tb_alloc_bit(want, node);
+    atomicOr(&heap_meta[bit.x], bit.y);
+    let unit = (node << want) * TB_LEAF_UNITS;
+    return HeapAlloc(heap_handle_of(unit), TB_LEAF_UNITS << want, HEAP_OK);
+}
+
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     let want = tb_order_for(size_bytes);
     if (!tb_reserve(1u << want)) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     var level = want; // the order whose semaphore this call waits on
+    var path = 0u; // the orders below `level` where this call registered a batch to produce
     var wait = bsem_new_wait();
     var status = HEAP_CONTENTION;
+    var holding = false; // a unit of `level` is ours; its block is still to be found
+    var got = AT_NONE;
     for (var round = 0u; round < TB_ROUNDS; round++) {
-        // One unit per batch for the waiters: of the batch's two blocks, the producer
-        // keeps one.
-        var r = bsem_step(tb_sem(level), 1u, 1u, &wait);
-        if (r == BSEM_PENDING && wait.waited >= TB_PATIENCE) {
-            bsem_abandon(tb_sem(level), 1u, &wait);
-            if (bsem_help(tb_sem(level))) {
-                r = BSEM_ALLOCATE;
+        if (!holding) {
+            var r = bsem_step(tb_sem(level), 1u, tb_batch(level), &wait);
+            if (r == BSEM_PENDING && wait.waited >= TB_PATIENCE) {
+                bsem_abandon(tb_sem(level), 1u, &wait);
+                if (level > want && bsem_count(tb_sem(want)) > 0) {
+                    // Others' batches arrived where this call started: take one of those
+                    // instead of producing its own.
+                    tb_retire(path);
+                    path = 0u;
+                    level = want;
+                    wait = bsem_new_wait();
+                    continue;
+                }
+                if (bsem_help(tb_sem(level))) {
+                    r = BSEM_ALLOCATE;
+                }
             }
-        }
-        if (r == BSEM_PENDING) {
-            continue;
-        }
-        if (r == BSEM_ALLOCATE) {
-            // A batch of `level` is ours to produce: from a block of level + 1.
-            if (level == TB_MAX_ORDER) {
-                bsem_signal(tb_sem(level), 0u, 1u); // nothing larger to split
-                status = HEAP_OUT_OF_MEMORY;
-                break;
+            if (r == BSEM_PENDING) {
+                continue;
             }
-            level += 1u;
-            wait = bsem_new_wait();
-            continue;
+            if (r == BSEM_ALLOCATE) {
+                // A batch of `level` is ours to produce, from a block of a larger order.
+                if (level < TB_MAX_ORDER) {
+                    path |= 1u << level;
+                    level = tb_source(level);
+                    wait = bsem_new_wait();
+                    continue;
+                }
+                // Nothing larger to split. The leaves are reserved, so blocks of the orders
+                // in between are there or being split by others: wait at the highest such
+                // order, retiring the batches registered from there up. Out of memory only
+                // if none is.
+                bsem_signal(tb_sem(level), 0u, 1u);
+                let back = tb_order_in_supply(want, path);
+                if (back == TB_MAX_ORDER) {
+                    status = HEAP_OUT_OF_MEMORY;
+                    break;
+                }
+                let kept = path & ((1u << back) - 1u);
+                tb_retire(path & ~kept);
+                path = kept;
+                level = back;
+                wait = bsem_new_wait();
+                continue;
+            }
+            holding = true;
         }
-        let got = at_claim(level, bsem_ticket);
+        // The unit's block: its bit may not be visible yet (the publisher's atomics on other
+        // words are relaxed), so look again in the next rounds rather than give up, with a
+        // scan of some words now and then for what the summaries hide.
+        let scan = select(0u, TB_CLAIM_SCAN_WORDS, (round & 31u) == 31u);
+        got = at_claim(level, bsem_ticket + round, TB_CLAIM_DESCENTS, scan);
         if (got == AT_NONE) {
-            bsem_signal(tb_sem(level), 1u, 0u); // the unit goes back; give up (contention)
-            break;
+            continue;
         }
-        // Split down to `want` inside the loop, so that lanes of this subgroup waiting for
-        // the halves see them in their next round: each lower half is the batch of its
-        // order, each upper half is split further or kept.
-        var node = got;
-        for (var k = level; k > want; k--) {
-            at_publish(k - 1u, 2u * node);
-            bsem_signal(tb_sem(k - 1u), 1u, 1u);
-            node = 2u * node + 1u;
+        // Split inside the loop, so that lanes of this subgroup waiting for the batches
+        // see them in their next round.
+        return tb_split_and_keep(want, level, got, path);
+    }
+    if (holding) {
+        // Out of rounds with a unit: a last search, scanning all of the order's words (what
+        // the summaries hide); the unit goes back if it fails.
+        got = at_claim(level, bsem_ticket, TB_CLAIM_DESCENTS, 0xffffffffu);
+        if (got != AT_NONE) {
+            return tb_split_and_keep(want, level, got, path);
         }
-        let bit = tb_alloc_bit(want, node);
-        atomicOr(&heap_meta[bit.x], bit.y);
-        let unit = (node << want) * TB_LEAF_UNITS;
-        return HeapAlloc(heap_handle_of(unit), TB_LEAF_UNITS << want, HEAP_OK);
+        bsem_signal(tb_sem(level), 1u, 0u);
+        atomicAdd(&heap_meta[TB_CLAIM_FAILURES], 1u);
+    } else if (status == HEAP_CONTENTION) {
+        atomicAdd(&heap_meta[TB_WAIT_FAILURES], 1u);
     }
     bsem_abandon(tb_sem(level), 1u, &wait);
-    // Retire the batches registered on the way up: none of them will be produced.
-    for (var k = want; k < level; k++) {
-        bsem_signal(tb_sem(k), 0u, 1u);
-    }
+    tb_retire(path);
     atomicAdd(&heap_meta[TB_FREE], 1u << want);
     return HeapAlloc(HEAP_NULL, 0u, status);
 }
@@ -179,9 +285,11 @@ fn tb_has_buddy(n: u32, v: u32) -> bool {
     return n < TB_MAX_ORDER && (v ^ 1u) < (TB_LEAVES >> n);
 }
 
-// Takes v's buddy if it is available (semaphore unit first, then its bit).
+// Takes node v of order n for a merge if it is available (semaphore unit first, then its
+// bit), unless mallocs wait on that order or a batch for them is in production: the unit
+// is then theirs, and merging it away would only make someone split again.
 fn tb_take(n: u32, v: u32) -> bool {
-    if (!bsem_try_take(tb_sem(n), 1u)) {
+    if (atomicLoad(&heap_meta[tb_sem(n) + 1u]) != 0u || !bsem_try_take(tb_sem(n), 1u)) {
         return false;
     }
     if (at_try_take(n, v)) {
@@ -195,8 +303,8 @@ fn tb_take(n: u32, v: u32) -> bool {
 fn tb_release(order: u32, node: u32) {
     var n = order;
     var v = node;
-    // Each pass climbs an order, or publishes and then either ends or takes v back once
-    // to merge it with a buddy published meanwhile; the last pass only publishes.
+    // Each pass climbs an order, or publishes and then either ends or takes v back to
+    // merge it with a buddy published meanwhile; the last pass does not take it back.
     let rounds = 2u * (TB_MAX_ORDER + 1u);
     for (var round = 0u; round < rounds; round++) {
         if (tb_has_buddy(n, v) && tb_take(n, v ^ 1u)) {
@@ -211,6 +319,9 @@ fn tb_release(order: u32, node: u32) {
         }
         return;
     }
+    // The passes ran out while v was ours (merged or taken back): publish it as it is.
+    at_publish(n, v);
+    bsem_signal(tb_sem(n), 1u, 0u);
 }
 
 // Calls `publish` (true) or checks/takes (false) the blocks that cover leaves [a, b):

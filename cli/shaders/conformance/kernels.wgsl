@@ -3,15 +3,16 @@
 // Invocation i owns slots i * K .. i * K + K - 1 (K = params.per_invocation, at least 1), so
 // an invocation can hold several allocations across dispatches. A live slot holds a handle,
 // the size asked for and a tag; word k of the allocation holds conformance_word(tag, k),
-// written over the whole requested size, so any overlap or stray write shows up as a
-// mismatch when verified. Which invocations allocate is decided by a hash of the invocation
+// written over the requested size (every word of the first 4 KiB, then a stride and the
+// last word: pattern_next), so an overlap or a stray write shows up as a mismatch when
+// verified, and the host checks that no two live allocations overlap. Which invocations allocate is decided by a hash of the invocation
 // (malloc_permille), which slots free by a hash of the slot (free_permille): arbitrary
 // subsets of the lanes of a subgroup call the allocator, not only regular masks.
 // round_trip_pass instead mallocs and frees within one dispatch (K rounds per invocation).
 // tally: [0] successful mallocs, [1] NULLs, [2] corrupted allocations, [3] frees that did
 // not return HEAP_OK, [8 + s] NULLs with status s; [16 + j] status of step j of bad_input.
-// Loops: K slots per invocation; the pattern loops run over the allocation's words, at most
-// HEAP_MAX_ALLOC / 4.
+// Loops: K slots per invocation; the pattern loops visit at most 1024 + HEAP_MAX_ALLOC /
+// (4 * 4099) + 1 words of an allocation.
 #include "alloc.wgsl"
 
 struct Params {
@@ -55,6 +56,19 @@ fn words_of(size: u32) -> u32 {
     return (size + 3u) / 4u;
 }
 
+// The pattern covers every word of the first 4 KiB of an allocation, then every 4099th
+// word and the last one: a block of a segment (up to 1 GiB) is written and checked in a
+// bounded number of steps, its ends and its whole extent still carrying the pattern.
+const PATTERN_DENSE_WORDS: u32 = 1024u;
+const PATTERN_STRIDE: u32 = 4099u;
+
+fn pattern_next(k: u32, n: u32) -> u32 {
+    if (k + 1u < PATTERN_DENSE_WORDS || k + 1u >= n) {
+        return k + 1u;
+    }
+    return min(k + PATTERN_STRIDE, n - 1u);
+}
+
 fn chance(permille: u32, i: u32, salt: u32) -> bool {
     return heap_hash(heap_hash(params.seed ^ salt) ^ (i * 0x85ebca6bu) ^ (params.round * 0xc2b2ae35u)) % 1000u < permille;
 }
@@ -74,7 +88,8 @@ fn per_invocation() -> u32 {
 // Counts a corrupted allocation if any word of s differs from its pattern.
 fn verify(s: Slot) {
     var bad = false;
-    for (var k = 0u; k < words_of(s.size); k++) {
+    let n = words_of(s.size);
+    for (var k = 0u; k < n; k = pattern_next(k, n)) {
         if (heap_load(s.handle, k) != conformance_word(s.tag, k)) {
             bad = true;
         }
@@ -104,7 +119,8 @@ fn allocate(i: u32) -> Slot {
     }
     atomicAdd(&tally[TALLY_OK], 1u);
     let tag = heap_hash(params.seed ^ heap_hash(i ^ (params.round << 24u)));
-    for (var k = 0u; k < words_of(size); k++) {
+    let n = words_of(size);
+    for (var k = 0u; k < n; k = pattern_next(k, n)) {
         heap_store(p, k, conformance_word(tag, k));
     }
     return Slot(p, size, tag, 0u);

@@ -78,10 +78,25 @@ impl Checks {
         self.audit(&h.heap, phase)
     }
 
-    /// Audits an Ouroboros heap between dispatches: no page may be unaccounted for, no
+    /// Audits a heap between dispatches. Ouroboros: no page may be unaccounted for, no
     /// queue chunk unreachable, no linked queue stalled behind a finished chunk, and no
     /// linked queue's search out of rounds (each is memory the heap has lost for good).
+    /// Tree buddy: every order's semaphore matches its available nodes, no batch or
+    /// reservation is left behind, and the free leaves are the available blocks' leaves;
+    /// contention failures are reported by cause.
     pub(super) fn audit(&mut self, heap: &GpuHeap, phase: &str) -> crate::Result<()> {
+        if let Some(report) = heap.tbuddy_report()? {
+            for problem in report.inconsistencies() {
+                self.problems
+                    .push(format!("{phase}: tbuddy books: {problem}"));
+            }
+            if report.claim_failures + report.wait_failures > 0 {
+                self.problems.push(format!(
+                    "{phase}: tbuddy contention: {} blocks not found, {} waits ran out",
+                    report.claim_failures, report.wait_failures
+                ));
+            }
+        }
         if let Some(report) = heap.ouroboros_report()? {
             if let Some(u) = report.unaccounted_units() {
                 self.equal(&format!("{phase}: page units unaccounted for"), u, 0);

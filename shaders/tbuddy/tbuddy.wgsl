@@ -1,53 +1,61 @@
 // The tree buddy allocator, TBuddy (Gelado & Garland, PPoPP 2019, section 4.1): blocks of
 // 2^n leaves (TB_LEAF_UNITS 16-byte units each) for n up to TB_MAX_ORDER, on a static
 // tree, with the paper's two-stage resource management: one bulk semaphore per order
-// (batch size two) counts the available blocks of that order, and the available trees
-// (available_tree.wgsl) say where they are.
+// counts the available blocks of that order, and the available tree (available_tree.wgsl)
+// says where they are.
 //
 // malloc of order n: reserve its leaves from the free count (none left: out of memory at
-// once), then wait on the semaphore of n. With a unit, claim an available node of order n.
-// Told to produce a batch instead (no block of order n is available or coming), or after
-// waiting TB_PATIENCE rounds, take a block of order n + 1 the same way and split it: one half is published as
-// available and signalled (the batch), the other is ours. Producing may climb several
-// orders; the halves are published on the way down. free of order n: merge with the
-// buddy while it is available (a try-take of the order's semaphore, then the buddy's bit),
-// climbing an order each time; then publish the block and signal its semaphore.
+// once), then wait on the semaphore of n. With a unit, find and claim an available node
+// of order n. Told to produce a batch instead (none available or coming), or after
+// waiting TB_PATIENCE rounds, take a block of a larger order the same way (the lowest of
+// the next TB_BATCH_SHIFT orders with one available, else the last of them) and split it
+// into blocks of n: keep one, publish the rest and signal them (the batch). Producing may
+// climb several times; the batches are published on the way down. Where the paper's batch
+// is the two halves of one split, ours is up to 2^TB_BATCH_SHIFT blocks: with thousands
+// of mallocs of one small order in flight, two blocks per producer leave nearly all of
+// them waiting on one semaphore word. free of order n: merge with the buddy while it is
+// available (a take of the order's semaphore, then of the buddy's bit), climbing an order
+// each time; then publish the block and signal its semaphore.
 //
 // State (heap_meta, layout in src/tbuddy.rs): TB_FREE, the free leaves not reserved by a
 // malloc in flight (tb_reserve); TB_CLAIM_FAILURES and TB_WAIT_FAILURES, the mallocs that
-// failed for contention by cause (a unit whose block was not found; the rounds ran out); per order its semaphore at tb_sem(n); the allocated
-// bitmap (a bit per node, set while the node is a live allocation) and the available tree,
-// both indexed as an implicit binary tree (at_index).
-// A node is available, allocated, or neither (split, inside a larger block, or past the
-// heap's end); the paper's "partial" is the available trees' summaries.
+// failed for contention by cause (a unit whose block was not found; the rounds ran out);
+// per order its semaphore at tb_sem(n); the allocated bitmap (a bit per node, set while
+// the node is a live allocation) and the available tree, both indexed as an implicit
+// binary tree (at_index). A node is available, allocated, or neither (split, inside a
+// larger block, or past the heap's end); the paper's "partial" is the tree's summaries.
 //
 // Invariants
 //   - No two live blocks overlap: a block is handed out only by a claim that cleared its
-//     available bit, or as the kept half of a block the splitter owns; halves of a split
-//     are disjoint, and a merged block is owned only after both halves were taken.
+//     available bit, or as the kept part of a block the splitter owns; the parts of a
+//     split are disjoint, and a merged block is owned only after both halves were taken.
 //   - Each order's semaphore count equals its available nodes once no call is in flight:
-//     every publish is followed by a signal of one unit, every claim or merge is preceded
-//     by a take of one (given back if the node is not there).
-//   - free finds the block's order from the allocated bitmaps: the one live node starting
+//     every publish is followed by a signal, every claim or merge is preceded by a take
+//     (given back if the node is not there). A unit may be taken before its bit is
+//     visible to the taker (atomics on different words are relaxed): the taker keeps the
+//     unit and looks again in later rounds.
+//   - free finds the block's order from the allocated bitmap: the one live node starting
 //     at the handle's leaf (blocks are disjoint, so there is at most one). Clearing its bit
 //     by atomicAnd decides between concurrent frees of one handle: the loser is an invalid
 //     free and changes nothing.
-//   - Merging is attempted before publishing and once after it (the buddy may have been
-//     published in between by its own free). Atomics are relaxed, so two buddies freed at
-//     once may both stay published unmerged: both remain allocatable, and the next free
-//     beside them merges them; nothing is lost.
+//   - Merging is attempted before publishing and again after it (the buddy may have been
+//     published in between by its own free); a free that runs out of passes publishes
+//     what it holds. Two buddies freed at once may both stay published unmerged: both
+//     remain allocatable. Merges leave an order alone while mallocs wait on it.
 //   - Growth: blocks never cross a segment (TB_MAX_ORDER fits one), so the committed range
 //     is covered by whole blocks (tb_cover); grow publishes those of the new range, trim
 //     checks that the released range is available as exactly those blocks and takes them.
 //
 // Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, or a search for
-// the block of a unit it holds); the split, retire and merge loops are bounded by the
-// orders; tb_cover by its block count; at_claim by its descents and scanned words.
+// the block of a unit it holds), then at most TB_LAST_SCANS scans; the split, retire and
+// merge loops are bounded by the orders; tb_cover by its block count; at_claim by its
+// descents and scanned words.
 
 #include "../sync/bulk_semaphore.wgsl"
 #include "available_tree.wgsl"
 
-// Semaphore steps of one malloc, across all the orders it climbs.
+// Rounds of one malloc, across all the orders it climbs. Generous: only mallocs that wait
+// behind thousands of others for the same order use many.
 const TB_ROUNDS: u32 = 32768u;
 // Orders a batch spans: a malloc that finds no block of its order splits one of up to 2^9
 // times its size, publishing the other 511 blocks for the waiters (see the header).
@@ -56,9 +64,12 @@ const TB_BATCH_SHIFT: u32 = 9u;
 // it scans every 32nd round (available_tree.wgsl).
 const TB_CLAIM_DESCENTS: u32 = 4u;
 const TB_CLAIM_SCAN_WORDS: u32 = 256u;
-// Rounds a malloc waits for someone else's split before it splits a larger block itself.
-// A split yields one unit for waiters, which a newcomer's fast path may take first, so a
-// waiter could otherwise wait as long as newcomers keep coming.
+// Scans of all of the order's words a malloc makes when its rounds ran out with a unit
+// (claimants racing for the bits it passes can make one scan miss).
+const TB_LAST_SCANS: u32 = 4u;
+// Rounds a malloc waits for someone else's batch before it produces one itself: a
+// newcomer's fast path may take the units a waiter reserved, so a waiter could otherwise
+// wait as long as newcomers keep coming.
 const TB_PATIENCE: u32 = 32u;
 
 fn tb_sem(n: u32) -> u32 {
@@ -239,8 +250,10 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     }
     if (holding) {
         // Out of rounds with a unit: a last search, scanning all of the order's words (what
-        // the summaries hide); the unit goes back if it fails.
-        got = at_claim(level, bsem_ticket, TB_CLAIM_DESCENTS, 0xffffffffu);
+        // the summaries hide) a few times; the unit goes back if it fails.
+        for (var scan = 0u; scan < TB_LAST_SCANS && got == AT_NONE; scan++) {
+            got = at_claim(level, bsem_ticket + scan, TB_CLAIM_DESCENTS, 0xffffffffu);
+        }
         if (got != AT_NONE) {
             return tb_split_and_keep(want, level, got, path);
         }

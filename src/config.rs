@@ -54,7 +54,7 @@ pub struct HeapConfig {
     /// The allocator.
     pub strategy: Strategy,
     /// Page size in bytes of RW, RW-BM and CoRW: a power of two, at least 16. Also their
-    /// largest malloc.
+    /// largest malloc. For tbuddy, the leaf: its smallest block.
     pub page_size: u32,
     /// The bind group index the heap's bindings are declared at in WGSL.
     pub bind_group_index: u32,

@@ -254,3 +254,35 @@ pub fn read_buffer(
     staging.unmap();
     Ok(bytes)
 }
+
+/// A zeroed storage buffer of `size` bytes that can be copied from and to, or the error
+/// the device reported (out of memory, a size past its limits) instead of a panic.
+///
+/// ```no_run
+/// # fn main() -> gpu_heap::Result<()> {
+/// let gpu = gpu_heap::Gpu::open(None)?;
+/// let buffer = gpu_heap::storage_buffer(&gpu.device, "results", 1 << 20)?;
+/// assert_eq!(buffer.size(), 1 << 20);
+/// # Ok(()) }
+/// ```
+pub fn storage_buffer(device: &wgpu::Device, label: &str, size: u64) -> Result<wgpu::Buffer> {
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let invalid = pollster::block_on(validation.pop());
+    let out_of_memory = pollster::block_on(oom.pop());
+    match invalid.or(out_of_memory) {
+        None => Ok(buffer),
+        Some(e) => Err(Error::Gpu {
+            what: format!("creating buffer {label} ({size} bytes)"),
+            message: e.to_string(),
+        }),
+    }
+}

@@ -54,25 +54,7 @@ pub(crate) fn create_segment(
     index: usize,
     size: u64,
 ) -> Result<wgpu::Buffer> {
-    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(&format!("gpu-heap segment {index}")),
-        size,
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let invalid = pollster::block_on(validation.pop());
-    let out_of_memory = pollster::block_on(oom.pop());
-    match invalid.or(out_of_memory) {
-        None => Ok(buffer),
-        Some(e) => Err(Error::Gpu {
-            what: format!("creating heap segment {index} ({size} bytes)"),
-            message: e.to_string(),
-        }),
-    }
+    crate::gpu::storage_buffer(device, &format!("gpu-heap segment {index}"), size)
 }
 
 /// How [`GpuHeap::maintain`] grows a heap under pressure.

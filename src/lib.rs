@@ -42,8 +42,8 @@ mod tbuddy;
 pub use config::{HeapConfig, SegmentBinding, Statistics};
 pub use error::{Error, Result};
 pub use gpu::{
-    buffer_group, buffer_group_layout, device_features, read_buffer, submit_and_wait, wait_for,
-    AdapterDescription, Gpu,
+    buffer_group, buffer_group_layout, device_features, read_buffer, storage_buffer,
+    submit_and_wait, wait_for, AdapterDescription, Gpu,
 };
 pub use growth::{GrowthPolicy, MaintainReport};
 pub use heap::{composer, flatten, GpuHeap};

@@ -282,24 +282,7 @@ fn copy_method(gpu: &Gpu, options: &GrowOptions) -> Result<Vec<GrowStep>> {
         cache: None,
     });
     let create = |size: u64| {
-        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("grow-bench copy"),
-            size,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let invalid = pollster::block_on(validation.pop());
-        match invalid.or(pollster::block_on(oom.pop())) {
-            None => Ok(buffer),
-            Some(e) => Err(Error::Gpu {
-                what: format!("grow-bench copy: creating a buffer of {size} bytes"),
-                message: e.to_string(),
-            }),
-        }
+        gpu_heap::storage_buffer(device, "grow-bench copy", size).map_err(crate::Error::from)
     };
     let touch = |encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer| {
         let binding = buffer.size().min(limits.max_storage_buffer_binding_size) / 4 * 4;

@@ -40,8 +40,8 @@ impl AdapterArg {
 // `--strategy` of `conformance` and `bench`: a comma-separated list, repeatable.
 #[derive(clap::Args)]
 pub struct StrategiesArg {
-    /// Strategies to run (default: all).
-    #[arg(long, value_parser = parse_strategy, value_delimiter = ',')]
+    /// Strategies to run, comma-separated (default: all).
+    #[arg(long, value_parser = strategy_parser(), value_delimiter = ',')]
     pub strategy: Vec<Strategy>,
 }
 
@@ -66,23 +66,31 @@ pub fn long_watchdog(arg: clap::Arg) -> clap::Arg {
     arg.default_value("120")
 }
 
-pub fn parse_strategy(s: &str) -> Result<Strategy, String> {
-    s.parse()
+/// A value parser over a list of names (shown by `--help` and in errors), mapped to the
+/// item of that name.
+use clap::builder::TypedValueParser as _;
+
+fn named<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    clap::builder::PossibleValuesParser::new(all.iter().map(|&x| name(x))).map(move |s| {
+        *all.iter()
+            .find(|&&x| name(x) == s)
+            .expect("the parser accepts only these names")
+    })
 }
 
-pub fn parse_test(s: &str) -> Result<Test, String> {
-    s.parse()
+pub fn strategy_parser() -> impl clap::builder::TypedValueParser<Value = Strategy> {
+    named(Strategy::ALL, Strategy::name)
 }
 
-pub fn parse_scenario(s: &str) -> Result<Scenario, String> {
-    Scenario::ALL
-        .iter()
-        .copied()
-        .find(|sc| sc.name() == s)
-        .ok_or_else(|| {
-            let names: Vec<_> = Scenario::ALL.iter().map(|sc| sc.name()).collect();
-            format!("unknown scenario \"{s}\"; known: {}", names.join(", "))
-        })
+pub fn test_parser() -> impl clap::builder::TypedValueParser<Value = Test> {
+    named(Test::ALL, Test::name)
+}
+
+pub fn scenario_parser() -> impl clap::builder::TypedValueParser<Value = Scenario> {
+    named(Scenario::ALL, Scenario::name)
 }
 
 /// Bytes with an optional binary suffix: 4096, 64KiB, 512MiB, 8GiB.

@@ -9,7 +9,7 @@ use gpu_heap::Gpu;
 use gpu_heap_cli::bench::{self, Test};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::args::{parse_bytes, parse_test, AdapterArg, StrategiesArg, WatchdogArg};
+use crate::args::{parse_bytes, test_parser, AdapterArg, StrategiesArg, WatchdogArg};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -17,9 +17,8 @@ pub struct Args {
     adapter: AdapterArg,
     #[command(flatten)]
     strategies: StrategiesArg,
-    /// Tests to run (default: all): alloc, accumulate, subgroup, mixed, scaling,
-    /// fragmentation, out-of-memory, work-generation, write, init.
-    #[arg(long, value_parser = parse_test)]
+    /// Tests to run, comma-separated (default: all).
+    #[arg(long, value_parser = test_parser(), value_delimiter = ',')]
     test: Vec<Test>,
     /// Heap size (default: 8GiB, or 64MiB with --quick).
     #[arg(long, value_parser = parse_bytes)]

@@ -8,7 +8,7 @@ use gpu_heap::{AdapterDescription, Gpu, Strategy};
 use gpu_heap_cli::conformance::{self, Options, Scenario, ScenarioResult};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::args::{parse_bytes, parse_scenario, AdapterArg, StrategiesArg, WatchdogArg};
+use crate::args::{parse_bytes, scenario_parser, AdapterArg, StrategiesArg, WatchdogArg};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -16,14 +16,13 @@ pub struct Args {
     adapter: AdapterArg,
     #[command(flatten)]
     strategies: StrategiesArg,
-    /// Scenarios to run (default: all): basic, churn, exhaustion, device-bad-input,
-    /// host-bad-input, utilisation, growth, scale, free-all, round-trip.
-    #[arg(long, value_parser = parse_scenario, value_delimiter = ',')]
+    /// Scenarios to run, comma-separated (default: all).
+    #[arg(long, value_parser = scenario_parser(), value_delimiter = ',')]
     scenario: Vec<Scenario>,
     /// Heap size, e.g. 512MiB or 8GiB.
     #[arg(long, default_value = "512MiB", value_parser = parse_bytes)]
     heap_size: u64,
-    /// Page size in bytes of RW, RW-BM and CoRW.
+    /// Page size in bytes of RW, RW-BM and CoRW, and tbuddy's leaf.
     #[arg(long, default_value_t = 256)]
     page_size: u32,
     /// RW_malloc's unit size in bytes.

@@ -5,14 +5,14 @@ use std::process::ExitCode;
 
 use gpu_heap::{Gpu, HeapConfig, Strategy};
 
-use crate::args::{parse_bytes, parse_strategy, AdapterArg};
+use crate::args::{parse_bytes, strategy_parser, AdapterArg};
 
 #[derive(clap::Args)]
 #[command(mut_arg("adapter", |a| {
     a.help("Plan segments for this adapter's limits instead of WebGPU's defaults")
 }))]
 pub struct Args {
-    #[arg(long, value_parser = parse_strategy, value_delimiter = ',')]
+    #[arg(long, value_parser = strategy_parser(), value_delimiter = ',')]
     strategy: Strategy,
     #[arg(long, default_value = "64MiB", value_parser = parse_bytes)]
     heap_size: u64,

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use gpu_heap::Strategy;
 use gpu_heap_cli::bench;
 
-use crate::args::{long_watchdog, parse_bytes, parse_strategy, AdapterArg, WatchdogArg};
+use crate::args::{long_watchdog, parse_bytes, strategy_parser, AdapterArg, WatchdogArg};
 
 #[derive(clap::Args)]
 #[command(mut_arg("watchdog_secs", long_watchdog))]
@@ -15,7 +15,7 @@ pub struct Args {
     #[command(flatten)]
     adapter: AdapterArg,
     /// Strategies of the committing heap (comma-separated).
-    #[arg(long, value_parser = parse_strategy, value_delimiter = ',', default_value = "bump,rw-bm")]
+    #[arg(long, value_parser = strategy_parser(), value_delimiter = ',', default_value = "bump,rw-bm")]
     strategy: Vec<Strategy>,
     /// Initial size.
     #[arg(long, default_value = "64MiB", value_parser = parse_bytes)]

@@ -8,7 +8,7 @@ use gpu_heap::Strategy;
 use gpu_heap_cli::tas::{self, TasOptions};
 use gpu_heap_cli::utilisation;
 
-use crate::args::{long_watchdog, parse_bytes, parse_strategy, AdapterArg, WatchdogArg};
+use crate::args::{long_watchdog, parse_bytes, strategy_parser, AdapterArg, WatchdogArg};
 
 #[derive(clap::Args)]
 #[command(mut_arg("watchdog_secs", long_watchdog))]
@@ -16,7 +16,7 @@ pub struct Args {
     #[command(flatten)]
     adapter: AdapterArg,
     /// Strategies (rw, rw-bm, corw; default all three).
-    #[arg(long, value_parser = parse_strategy, value_delimiter = ',')]
+    #[arg(long, value_parser = strategy_parser(), value_delimiter = ',')]
     strategy: Vec<Strategy>,
     /// log2 of the number of pages (20: the paper's 1M pages).
     #[arg(long, default_value_t = 20)]
@@ -49,7 +49,7 @@ pub struct Args {
 pub struct UtilisationArgs {
     #[command(flatten)]
     adapter: AdapterArg,
-    #[arg(long, value_parser = parse_strategy, default_value = "rw-malloc")]
+    #[arg(long, value_parser = strategy_parser(), default_value = "rw-malloc")]
     strategy: Strategy,
     #[arg(long, default_value = "16MiB", value_parser = parse_bytes)]
     heap_size: u64,

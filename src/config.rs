@@ -128,66 +128,79 @@ impl HeapConfig {
         self.max_size.is_some_and(|m| m > self.size)
     }
 
+    /// Sets the allocator compiled into the shaders.
     pub fn strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
         self
     }
 
+    /// Sets the page size of RW, RW-BM and CoRW (their largest malloc), and tbuddy's leaf.
     pub fn page_size(mut self, bytes: u32) -> Self {
         self.page_size = bytes;
         self
     }
 
+    /// Sets the bind group index the heap's bindings are declared at (below `max_bind_groups`).
     pub fn bind_group_index(mut self, index: u32) -> Self {
         self.bind_group_index = index;
         self
     }
 
+    /// Sets how segments are bound: one binding array, or a binding each.
     pub fn segment_binding(mut self, binding: SegmentBinding) -> Self {
         self.segment_binding = binding;
         self
     }
 
+    /// Caps the segment size below the device's storage binding limit.
     pub fn max_segment_size(mut self, bytes: u64) -> Self {
         self.max_segment_size = Some(bytes);
         self
     }
 
+    /// Sets the most segments bound separately, leaving the device's other storage bindings to you.
     pub fn max_separate_bindings(mut self, count: u32) -> Self {
         self.max_separate_bindings = count;
         self
     }
 
+    /// Sets the Ouroboros chunk size (its largest page).
     pub fn chunk_size(mut self, bytes: u32) -> Self {
         self.chunk_size = bytes;
         self
     }
 
+    /// Sets the Ouroboros smallest page.
     pub fn min_page_size(mut self, bytes: u32) -> Self {
         self.min_page_size = bytes;
         self
     }
 
+    /// Sets the largest Ouroboros malloc.
     pub fn ouro_max_alloc(mut self, bytes: u32) -> Self {
         self.ouro_max_alloc = bytes;
         self
     }
 
+    /// Sets how long the heap's own GPU work may take before it counts as hung (not zero).
     pub fn watchdog(mut self, timeout: Duration) -> Self {
         self.watchdog = timeout;
         self
     }
 
+    /// Sets what the device counts.
     pub fn statistics(mut self, statistics: Statistics) -> Self {
         self.statistics = statistics;
         self
     }
 
+    /// Sets RW_malloc's unit (a power of two, at least 16 bytes).
     pub fn unit_size(mut self, bytes: u32) -> Self {
         self.unit_size = bytes;
         self
     }
 
+    /// Builds the instrumented heap whose random walks count their steps ([`crate::GpuHeap::walk_steps`]).
     pub fn count_steps(mut self, on: bool) -> Self {
         self.count_steps = on;
         self

@@ -14,7 +14,12 @@ pub enum Error {
 
     /// The requested heap cannot be held by this device or this strategy.
     #[error("a heap of {requested} bytes is too large: {reason}")]
-    TooLarge { requested: u64, reason: String },
+    TooLarge {
+        /// The requested size in bytes.
+        requested: u64,
+        /// Which limit it exceeds.
+        reason: String,
+    },
 
     /// A configuration value is out of range.
     #[error("invalid heap configuration: {0}")]
@@ -26,7 +31,9 @@ pub enum Error {
              DeviceDescriptor::required_features (gpu_heap::device_features() lists them)"
     )]
     MissingFeatures {
+        /// What needs them.
         needed_for: String,
+        /// The features the device lacks.
         missing: wgpu::Features,
     },
 
@@ -36,15 +43,23 @@ pub enum Error {
              limits in DeviceDescriptor::required_limits"
     )]
     LimitTooLow {
+        /// The limit's name in `wgpu::Limits`.
         limit: &'static str,
+        /// The device's value.
         have: u64,
+        /// The value the heap needs.
         needed: u64,
     },
 
     /// The adapter is known to break the allocators; [`crate::HeapConfig::allow_unsupported_adapter`]
     /// overrides this.
     #[error("the adapter {adapter} is not supported: {reason}")]
-    UnsupportedAdapter { adapter: String, reason: String },
+    UnsupportedAdapter {
+        /// The adapter's name.
+        adapter: String,
+        /// What breaks on it, and what to install instead.
+        reason: String,
+    },
 
     /// A shader failed to compose or validate.
     #[error(transparent)]
@@ -53,11 +68,21 @@ pub enum Error {
     /// The GPU did not finish in time: the work is presumed hung. The device has been leaked
     /// on purpose (dropping a device with hung work blocks forever on some drivers).
     #[error("watchdog: {what} did not finish within {after:?}; the GPU work is presumed hung")]
-    Timeout { what: String, after: Duration },
+    Timeout {
+        /// The work that did not finish.
+        what: String,
+        /// The watchdog it exceeded.
+        after: Duration,
+    },
 
     /// wgpu reported an error (device lost, validation, mapping).
     #[error("wgpu error during {what}: {message}")]
-    Gpu { what: String, message: String },
+    Gpu {
+        /// What the heap was doing.
+        what: String,
+        /// wgpu's message.
+        message: String,
+    },
 
     /// No adapter matched.
     #[error(
@@ -71,18 +96,31 @@ pub enum Error {
         "strategy {strategy} cannot grow (it has no strategy_grow hook); use a heap without \
              max_size above size, or another strategy"
     )]
-    GrowthUnsupported { strategy: String },
+    GrowthUnsupported {
+        /// The strategy.
+        strategy: String,
+    },
 
     /// A grow asked for more than the heap's reserved maximum.
     #[error(
         "cannot grow the heap to {requested} bytes: its reserved maximum is {max} bytes \
              (HeapConfig::max_size)"
     )]
-    GrowBeyondMax { requested: u64, max: u64 },
+    GrowBeyondMax {
+        /// The size asked for in bytes.
+        requested: u64,
+        /// The reserved maximum in bytes.
+        max: u64,
+    },
 
     /// A trim asked to go below the heap's initial size.
     #[error("cannot trim the heap to {requested} bytes: its initial size is {initial} bytes")]
-    TrimBelowInitial { requested: u64, initial: u64 },
+    TrimBelowInitial {
+        /// The size asked for in bytes.
+        requested: u64,
+        /// The initial size in bytes.
+        initial: u64,
+    },
 }
 
 /// Shorthand for results of this crate.

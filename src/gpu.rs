@@ -16,8 +16,11 @@ pub fn device_features() -> wgpu::Features {
 
 /// A device and what it came from.
 pub struct Gpu {
+    /// The adapter the device was requested from.
     pub adapter: wgpu::Adapter,
+    /// The device, with every feature of [`device_features`] the adapter has.
     pub device: wgpu::Device,
+    /// The device's queue.
     pub queue: wgpu::Queue,
 }
 
@@ -87,12 +90,16 @@ impl Gpu {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct AdapterDescription {
+    /// The adapter's name.
     pub name: String,
+    /// The backend (`vulkan`, `metal`, `dx12`, `gl`).
     pub backend: String,
+    /// The driver and its version, as the adapter reports them.
     pub driver: String,
 }
 
 impl AdapterDescription {
+    /// The description of `adapter`.
     pub fn of(adapter: &wgpu::Adapter) -> Self {
         let info = adapter.get_info();
         AdapterDescription {

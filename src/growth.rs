@@ -86,21 +86,25 @@ impl Default for GrowthPolicy {
 }
 
 impl GrowthPolicy {
+    /// Sets the factor the committed size is multiplied by when growing.
     pub fn factor(mut self, factor: f64) -> Self {
         self.factor = factor;
         self
     }
 
+    /// Sets the fewest bytes one growth commits.
     pub fn at_least(mut self, bytes: u64) -> Self {
         self.at_least = bytes;
         self
     }
 
+    /// Caps the committed size (besides the reserved maximum).
     pub fn max_bytes(mut self, bytes: u64) -> Self {
         self.max_bytes = Some(bytes);
         self
     }
 
+    /// Sets the free fraction under which a malloc raises "low" pressure (0: off).
     pub fn low_watermark(mut self, fraction: f64) -> Self {
         self.low_watermark = fraction;
         self
@@ -115,8 +119,9 @@ pub struct MaintainReport {
     pub out_of_memory: bool,
     /// A malloc left the free memory under the watermark since the last maintain.
     pub low: bool,
-    /// Committed bytes before and after.
+    /// Committed bytes before.
     pub committed_before: u64,
+    /// Committed bytes after.
     pub committed_after: u64,
     /// Pressure was seen but the heap is at its maximum (or the policy's cap).
     pub at_limit: bool,

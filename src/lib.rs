@@ -24,6 +24,8 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 mod bump;
 mod config;
 mod error;

@@ -8,15 +8,25 @@ use bytemuck::{Pod, Zeroable};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct RawStats {
+    /// Calls of malloc (64 bits as two words, low first), as every counter pair below.
     pub malloc_calls: [u32; 2],
+    /// Calls of free with a non-NULL handle.
     pub free_calls: [u32; 2],
+    /// mallocs that found no free memory.
     pub out_of_memory: [u32; 2],
+    /// mallocs that gave up after their bounded steps.
     pub contention: [u32; 2],
+    /// mallocs of 0 bytes or over the largest malloc.
     pub invalid_request: [u32; 2],
+    /// frees of something that is not a live allocation.
     pub invalid_free: [u32; 2],
+    /// Live allocations.
     pub live_allocations: u32,
+    /// Live 16-byte units.
     pub live_units: u32,
+    /// The most live units since the last reset.
     pub peak_units: u32,
+    /// Unused; keeps the block a multiple of 16 bytes.
     pub reserved: u32,
 }
 
@@ -35,6 +45,7 @@ pub struct Failures {
 }
 
 impl Failures {
+    /// All failures, whatever the cause.
     pub fn total(&self) -> u64 {
         self.out_of_memory + self.contention + self.invalid_request + self.invalid_free
     }
@@ -72,9 +83,11 @@ pub struct HeapStats {
     pub bytes_peak: u64,
     /// Live allocations; for bump, allocations since the last reset (see `bytes_live`).
     pub allocations_live: u64,
+    /// Calls of malloc.
     pub malloc_calls: u64,
     /// Calls of free with a non-NULL handle.
     pub free_calls: u64,
+    /// Failed calls by cause: out of memory, contention and invalid requests are mallocs that returned NULL; invalid frees are frees.
     pub failures: Failures,
 }
 

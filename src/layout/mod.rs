@@ -32,7 +32,9 @@ pub const BINDING_ARRAY_FEATURES: wgpu::Features = wgpu::Features::BUFFER_BINDIN
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 pub enum SegmentBindingKind {
+    /// All segments in one `binding_array` binding.
     BindingArray,
+    /// One storage binding per segment.
     Separate,
 }
 
@@ -69,6 +71,7 @@ impl HeapBinding {
 /// The planned heap.
 #[derive(Clone, Debug)]
 pub struct HeapLayout {
+    /// The configured strategy (see [`HeapLayout::compiled`] for what the shaders use).
     pub strategy: Strategy,
     /// User-memory bytes (a multiple of 16).
     pub bytes: u64,
@@ -76,12 +79,15 @@ pub struct HeapLayout {
     pub segment_sizes: Vec<u64>,
     /// log2 of the units per (full) segment.
     pub segment_shift: u32,
+    /// How the segments are bound.
     pub binding: SegmentBindingKind,
     /// Words of heap_meta (statistics plus strategy state).
     pub meta_words: u64,
     /// Largest malloc in bytes.
     pub max_alloc: u32,
+    /// The bind group index of the heap's bindings.
     pub bind_group_index: u32,
+    /// What the device counts.
     pub statistics: Statistics,
     /// Instrumented build (`#define GPU_HEAP_COUNT_STEPS`).
     pub count_steps: bool,

@@ -8,6 +8,7 @@ use std::sync::Arc;
 /// A place in an original (not composed) source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceLocation {
+    /// The file, as it was included or registered.
     pub file: Arc<str>,
     /// 1-based.
     pub line: u32,
@@ -29,27 +30,51 @@ impl fmt::Display for SourceLocation {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ShaderError {
+    /// An `#include` names a file found nowhere.
     #[error(
         "{at}: cannot find include \"{path}\" (looked next to the including file, in the \
              registered sources and in gpu-heap's shader library)"
     )]
-    IncludeNotFound { at: SourceLocation, path: String },
+    IncludeNotFound {
+        /// The `#include` line.
+        at: SourceLocation,
+        /// The path it names.
+        path: String,
+    },
 
+    /// A preprocessor directive is malformed or unknown.
     #[error("{at}: {message}")]
-    Directive { at: SourceLocation, message: String },
+    Directive {
+        /// The directive's line.
+        at: SourceLocation,
+        /// What is wrong with it.
+        message: String,
+    },
 
+    /// A file could not be read.
     #[error("cannot read shader {path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// Why it could not be read.
         source: std::io::Error,
     },
 
+    /// naga could not parse the composed WGSL.
     #[error("{at}: {message}")]
-    Parse { at: SourceLocation, message: String },
+    Parse {
+        /// Where in the original sources.
+        at: SourceLocation,
+        /// naga's message.
+        message: String,
+    },
 
+    /// naga parsed the composed WGSL but it does not validate.
     #[error("{}{message}", at.as_ref().map(|a| format!("{a}: ")).unwrap_or_default())]
     Validation {
+        /// Where in the original sources, if naga gave a span.
         at: Option<SourceLocation>,
+        /// naga's message.
         message: String,
     },
 }

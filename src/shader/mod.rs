@@ -52,7 +52,9 @@ pub struct Composer {
 }
 
 impl Composer {
-    /// A composer with the built-in library only.
+    /// A composer with the built-in library only: it composes your own sources and library
+    /// modules, but `alloc.wgsl` needs a heap's configuration, which
+    /// [`crate::GpuHeap::composer`] and [`crate::composer`] add.
     pub fn new() -> Self {
         Self::default()
     }
@@ -235,12 +237,21 @@ impl Composer {
                         .ok_or_else(|| {
                             error(format!("#include wants a quoted path, found \"{arg}\""))
                         })?;
-                    let (child, child_text) =
-                        self.resolve(id, path)
-                            .ok_or_else(|| ShaderError::IncludeNotFound {
+                    let (child, child_text) = self.resolve(id, path).ok_or_else(|| {
+                        if path.contains("generated/") && self.generated.is_empty() {
+                            // alloc.wgsl without a heap: say where a heap's composer is.
+                            error(format!(
+                                "\"{path}\" is generated for a heap: compose alloc.wgsl with \
+                                 GpuHeap::composer() or gpu_heap::composer(config, limits, \
+                                 features); Composer::new() has the library only"
+                            ))
+                        } else {
+                            ShaderError::IncludeNotFound {
                                 at: at.clone(),
                                 path: path.to_owned(),
-                            })?;
+                            }
+                        }
+                    })?;
                     if st.included.insert(child.clone()) {
                         self.expand(&child, &child_text, st)?;
                     }
@@ -334,6 +345,17 @@ fn normalize_library(dir: &str, path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn alloc_without_a_heap_says_where_the_heaps_composer_is() {
+        let err = Composer::new()
+            .compose_str("user.wgsl", "#include \"alloc.wgsl\"\n")
+            .unwrap_err();
+        assert!(
+            matches!(&err, ShaderError::Directive { message, .. } if message.contains("GpuHeap::composer()")),
+            "{err}"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -7,11 +7,11 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::layout::{unsupported_adapter, BINDING_ARRAY_FEATURES};
 
-/// Features gpu-heap can make use of: binding arrays (heaps of several segments),
-/// subgroups (collaborative strategies) and timestamp queries (benchmarks). None is
-/// required: request those your adapter has, `adapter.features() & device_features()`.
+/// Features the heap can make use of: binding arrays (heaps of several segments) and
+/// subgroups (collaborative strategies). None is required: request those your adapter
+/// has, `adapter.features() & device_features()`.
 pub fn device_features() -> wgpu::Features {
-    BINDING_ARRAY_FEATURES | wgpu::Features::SUBGROUP | wgpu::Features::TIMESTAMP_QUERY
+    BINDING_ARRAY_FEATURES | wgpu::Features::SUBGROUP
 }
 
 /// A device and what it came from.
@@ -27,7 +27,8 @@ pub struct Gpu {
 impl Gpu {
     /// Opens the adapter whose name contains `name` (case-insensitive), or the default one
     /// (passing over adapters known to break the allocators while another exists), with
-    /// every feature of [`device_features`] it has and all of its limits.
+    /// every feature of [`device_features`] it has, timestamp queries where it has them,
+    /// and all of its limits.
     pub fn open(name: Option<&str>) -> Result<Gpu> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
@@ -65,7 +66,9 @@ impl Gpu {
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("gpu-heap"),
-            required_features: adapter.features() & device_features(),
+            // Timestamp queries too, for timing your own passes (the benchmarks do).
+            required_features: adapter.features()
+                & (device_features() | wgpu::Features::TIMESTAMP_QUERY),
             required_limits: adapter.limits(),
             ..Default::default()
         }))

@@ -220,7 +220,8 @@ pub fn submit_and_wait(
     wait_for(device, submission, timeout, what)
 }
 
-/// Copies `size` bytes at `offset` of `buffer` (which needs COPY_SRC) back to the host.
+/// Copies `size` bytes at `offset` of `buffer` (which needs COPY_SRC) back to the host,
+/// all of it (the work submitted before, the copy, the mapping) within `timeout`.
 pub fn read_buffer(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -235,16 +236,19 @@ pub fn read_buffer(
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
+    // One watchdog for the whole readback: each wait gets what the ones before it left.
+    let deadline = std::time::Instant::now() + timeout;
+    let left = || deadline.saturating_duration_since(std::time::Instant::now());
     let mut encoder = device.create_command_encoder(&Default::default());
     encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
-    submit_and_wait(device, queue, encoder, timeout, "readback copy")?;
+    submit_and_wait(device, queue, encoder, left(), "readback copy")?;
     let (tx, rx) = mpsc::channel();
     staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
         let _ = tx.send(r);
     });
     let submission = queue.submit([]);
-    wait_for(device, submission, timeout, "readback map")?;
-    rx.recv_timeout(timeout)
+    wait_for(device, submission, left(), "readback map")?;
+    rx.recv_timeout(left())
         .map_err(|_| Error::Timeout {
             what: "readback map callback".into(),
             after: timeout,

@@ -315,7 +315,8 @@ impl GpuHeap {
         )
     }
 
-    /// Reads the statistics back (waits for submitted work first).
+    /// Reads the statistics back (waits for submitted work first; all of it within the
+    /// watchdog, [`HeapConfig::watchdog`](crate::HeapConfig::watchdog)).
     pub fn stats(&self) -> Result<HeapStats> {
         let bytes = gpu::read_buffer(
             &self.device,

@@ -111,6 +111,12 @@ impl HeapLayout {
         self.segment_sizes[..segments as usize].iter().sum()
     }
 
+    /// Bytes of the metadata buffer (statistics and the strategy's state): what the heap
+    /// costs besides its segments.
+    pub fn metadata_bytes(&self) -> u64 {
+        self.meta_words * 4
+    }
+
     /// Bytes committed when the heap is created.
     pub fn initial_bytes(&self) -> u64 {
         self.committed_bytes(self.initial_segments)

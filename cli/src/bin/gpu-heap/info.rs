@@ -1,22 +1,49 @@
 //! `gpu-heap info`: prints the adapter, backend, driver, the limits and features the heap
-//! depends on, and the largest heap those limits allow.
+//! depends on, the largest heap those limits allow, and what each strategy's heap of a
+//! given size costs in metadata.
 
 use std::process::ExitCode;
 
-use gpu_heap::Gpu;
+use gpu_heap::{Gpu, HeapConfig, HeapLayout, Strategy};
 
-use crate::args::AdapterArg;
+use crate::args::{parse_bytes, AdapterArg};
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     adapter: AdapterArg,
+    /// Heap sizes to show each strategy's metadata for, comma-separated.
+    #[arg(long, value_parser = parse_bytes, value_delimiter = ',', default_value = "16MiB,1GiB")]
+    heap_size: Vec<u64>,
 }
 
 pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
     let gpu = args.adapter.open()?;
     info(&gpu);
+    metadata(&gpu, &args.heap_size);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Per strategy and heap size (default settings): the metadata buffer, its share of the
+/// heap, and the largest malloc, as planned on this device.
+fn metadata(gpu: &Gpu, sizes: &[u64]) {
+    println!("metadata (default settings)");
+    for &size in sizes {
+        for &strategy in Strategy::ALL {
+            let config = HeapConfig::new(size).strategy(strategy);
+            match HeapLayout::for_device(&config, &gpu.device) {
+                Ok(l) => println!(
+                    "  {:>6} MiB  {:<10} {:>12} bytes {:>7.3} %  largest malloc {} bytes",
+                    size >> 20,
+                    strategy.name(),
+                    l.metadata_bytes(),
+                    100.0 * l.metadata_bytes() as f64 / size as f64,
+                    l.max_alloc
+                ),
+                Err(e) => println!("  {:>6} MiB  {:<10} {e}", size >> 20, strategy.name()),
+            }
+        }
+    }
 }
 
 fn info(gpu: &Gpu) {

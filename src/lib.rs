@@ -60,3 +60,8 @@ pub use shader::{ComposedShader, Composer, ShaderError, SourceLocation};
 pub use stats::{Failures, HeapStats, RawStats};
 pub use strategy::Strategy;
 pub use tbuddy::{TBuddyOrder, TBuddyReport};
+
+/// The README's Rust examples, compiled as doctests so that the front door cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

@@ -111,3 +111,35 @@ fn a_rerun_replaces_the_cells_it_measured_again() {
         "merged growable with fixed heaps"
     );
 }
+
+/// A cell more than ten times bump's time in the same test, thread count and size is
+/// listed; one at nine times is not, nor one without a bump cell to compare with.
+#[test]
+fn cells_over_ten_times_bump_are_listed() {
+    let cell = |strategy: &str, threads: u32, malloc: f64, free: f64| Record {
+        test: "accumulate".into(),
+        strategy: strategy.into(),
+        threads,
+        size: 16,
+        malloc_ms: Some(malloc),
+        free_ms: Some(free),
+        rounds: 5,
+        ..Record::default()
+    };
+    let mut r = report("GPU A", "bump");
+    r.results = vec![
+        cell("bump", 10_000, 0.0075, 0.005),
+        cell("ouro-p-s", 10_000, 0.56, 0.04),
+        cell("rw-bm", 10_000, 0.0675, 0.006),
+        cell("rw-bm", 20_000, 1.0, 1.0),
+    ];
+    let slow = gpu_heap_cli::bench::slow_cells(&r);
+    let listed: Vec<_> = slow
+        .iter()
+        .map(|c| (c.strategy.as_str(), c.pass, c.threads))
+        .collect();
+    assert_eq!(listed, [("ouro-p-s", "malloc", 10_000)]);
+    assert!((slow[0].ratio() - 0.56 / 0.0075).abs() < 1e-9);
+    assert!(gpu_heap_cli::bench::comparison(&r)
+        .contains("| accumulate | ouro-p-s | 10000 | 16 | malloc |"));
+}

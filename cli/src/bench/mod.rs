@@ -16,12 +16,14 @@ mod engine;
 pub mod grow;
 mod output;
 mod reference;
+mod slow;
 
 use std::time::Duration;
 
 pub use engine::Timer;
 pub use output::{write_csv, write_plots};
 pub use reference::comparison;
+pub use slow::{slow_cells, SlowCell, SLOW_FACTOR};
 
 use gpu_heap::Failures;
 use gpu_heap::Strategy;

@@ -142,5 +142,6 @@ pub fn comparison(report: &Report) -> String {
         }
         s.push('\n');
     }
+    s += &super::slow::slow_cells_markdown(report);
     s
 }

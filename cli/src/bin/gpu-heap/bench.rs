@@ -134,6 +134,7 @@ pub fn run_report(args: ReportArgs) -> gpu_heap_cli::Result<ExitCode> {
         }
     }
     let report = merged.expect("clap requires one file");
+    print_slow_cells(&report);
     if report.unfinished > 0 {
         println!(
             "{} cells of these runs were not finished (runs cut short; files merged \
@@ -156,6 +157,26 @@ pub fn run_report(args: ReportArgs) -> gpu_heap_cli::Result<ExitCode> {
         println!("{} plots in {}", files.len(), dir.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Lists the cells over [`bench::SLOW_FACTOR`] times bump, so that none sits unnoticed.
+fn print_slow_cells(report: &bench::Report) {
+    let slow = bench::slow_cells(report);
+    if !slow.is_empty() {
+        println!("{} passes over {}x bump:", slow.len(), bench::SLOW_FACTOR);
+    }
+    for c in slow {
+        println!(
+            "  {} {} {} x {} B {}: {:.4} ms, {:.1}x bump",
+            c.test,
+            c.strategy,
+            c.threads,
+            c.size,
+            c.pass,
+            c.ms,
+            c.ratio()
+        );
+    }
 }
 
 /// Writes `report` as JSON to `path` through a temporary file, so the file always holds a
@@ -273,5 +294,6 @@ fn run_bench(
         let files = bench::write_plots(&report, &dir)?;
         println!("{} plots in {}", files.len(), dir.display());
     }
+    print_slow_cells(&report);
     Ok(ExitCode::SUCCESS)
 }

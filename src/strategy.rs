@@ -117,6 +117,12 @@ impl Strategy {
         matches!(self.family(), Family::Ouroboros { .. })
     }
 
+    /// Whether this is one of the random walks (RW, RW-BM, CoRW, RW_malloc), whose
+    /// instrumented build counts steps ([`HeapConfig::count_steps`]).
+    pub fn is_random_walk(self) -> bool {
+        self.family() == Family::RandomWalk
+    }
+
     /// Whether this is a chunk-based Ouroboros strategy (queues of chunk tokens).
     pub fn is_chunk_based_ouroboros(self) -> bool {
         matches!(

@@ -33,7 +33,7 @@ fn modules(binding: SegmentBinding) -> Vec<(String, naga::Module, ModuleInfo)> {
         // With subgroups, so CoRW and RW_malloc's aggregation are compiled in.
         let features = BINDING_ARRAY_FEATURES | wgpu::Features::SUBGROUP;
         let plain = with_kernels(composer(&config, &limits(), features).unwrap());
-        let random_walk = !matches!(strategy, Strategy::Bump) && !strategy.is_ouroboros();
+        let random_walk = strategy.is_random_walk();
         // The random walks' instrumented build and the TAS tool's kernels.
         let instrumented =
             with_kernels(composer(&config.clone().count_steps(true), &limits(), features).unwrap());

@@ -300,7 +300,9 @@ fn tb_has_buddy(n: u32, v: u32) -> bool {
 
 // Takes node v of order n for a merge if it is available (semaphore unit first, then its
 // bit), unless mallocs wait on that order or a batch for them is in production: the unit
-// is then theirs, and merging it away would only make someone split again.
+// is then theirs, and merging it away would only make someone split again. Callers look
+// at v's bit first (a load of a word few others touch), so that a free whose buddy is in
+// use does not touch the order's semaphore words, which every malloc of the order does.
 fn tb_take(n: u32, v: u32) -> bool {
     if (atomicLoad(&heap_meta[tb_sem(n) + 1u]) != 0u || !bsem_try_take(tb_sem(n), 1u)) {
         return false;
@@ -320,7 +322,7 @@ fn tb_release(order: u32, node: u32) {
     // merge it with a buddy published meanwhile; the last pass does not take it back.
     let rounds = 2u * (TB_MAX_ORDER + 1u);
     for (var round = 0u; round < rounds; round++) {
-        if (tb_has_buddy(n, v) && tb_take(n, v ^ 1u)) {
+        if (tb_has_buddy(n, v) && at_is_set(n, v ^ 1u) && tb_take(n, v ^ 1u)) {
             v >>= 1u;
             n += 1u;
             continue;

@@ -61,6 +61,19 @@ pub enum Error {
         reason: String,
     },
 
+    /// A pipeline layout was asked to put another bind group layout at the heap's index,
+    /// or two at one index: one of them would have been replaced without a word.
+    #[error(
+        "bind group index {index} is taken (the heap is at {heap_index}); give your layouts \
+             other indices, or move the heap with HeapConfig::bind_group_index"
+    )]
+    BindGroupIndexTaken {
+        /// The index asked for twice.
+        index: u32,
+        /// The heap's index.
+        heap_index: u32,
+    },
+
     /// A shader failed to compose or validate.
     #[error(transparent)]
     Shader(#[from] ShaderError),

@@ -229,12 +229,28 @@ impl GpuHeap {
         }
     }
 
-    /// A pipeline layout with the heap at its index and `others` at theirs.
+    /// A pipeline layout with the heap at its index and `others` at theirs. An index of
+    /// `others` that is the heap's, or that appears twice, is an error
+    /// ([`Error::BindGroupIndexTaken`]), as is one at or above the device's
+    /// `max_bind_groups` ([`Error::LimitTooLow`]): either would replace a layout silently.
     pub fn pipeline_layout(
         &self,
         others: &[(u32, &wgpu::BindGroupLayout)],
-    ) -> wgpu::PipelineLayout {
+    ) -> Result<wgpu::PipelineLayout> {
         let heap_index = self.bind_group_index();
+        for (k, &(index, _)) in others.iter().enumerate() {
+            if index == heap_index || others[..k].iter().any(|&(i, _)| i == index) {
+                return Err(Error::BindGroupIndexTaken { index, heap_index });
+            }
+            let max = self.device.limits().max_bind_groups;
+            if index >= max {
+                return Err(Error::LimitTooLow {
+                    limit: "max_bind_groups",
+                    have: max as u64,
+                    needed: index as u64 + 1,
+                });
+            }
+        }
         let len = others
             .iter()
             .map(|(i, _)| *i)
@@ -247,12 +263,13 @@ impl GpuHeap {
         for (i, l) in others {
             layouts[*i as usize] = Some(l);
         }
-        self.device
+        Ok(self
+            .device
             .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("gpu-heap user"),
                 bind_group_layouts: &layouts,
                 immediate_size: 0,
-            })
+            }))
     }
 
     /// Composes, validates and creates a module from a file of the built-in library.
@@ -271,7 +288,7 @@ impl GpuHeap {
         entry: &str,
         others: &[(u32, &wgpu::BindGroupLayout)],
     ) -> Result<wgpu::ComputePipeline> {
-        let layout = self.pipeline_layout(others);
+        let layout = self.pipeline_layout(others)?;
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let pipeline = self
             .device

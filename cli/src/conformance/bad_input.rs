@@ -159,5 +159,26 @@ pub(super) fn host_bad_input(
         GpuHeap::with_config(&bare, &bare_queue, arrays.size(4 << 20)),
         |e| matches!(e, HeapError::MissingFeatures { .. }),
     );
+    // A pipeline layout that would put a user's layout at the heap's index, or two at one.
+    let heap = GpuHeap::with_config(device, queue, base)?;
+    let user = gpu_heap::buffer_group_layout(
+        device,
+        "user",
+        &[wgpu::BufferBindingType::Storage { read_only: false }],
+    );
+    let at = heap.bind_group_index();
+    for (what, others) in [
+        ("a layout at the heap's index", vec![(at, &user)]),
+        (
+            "two layouts at one index",
+            vec![(at + 1, &user), (at + 1, &user)],
+        ),
+    ] {
+        match heap.pipeline_layout(&others) {
+            Err(HeapError::BindGroupIndexTaken { .. }) => {}
+            Err(e) => checks.problems.push(format!("{what}: wrong error: {e}")),
+            Ok(_) => checks.problems.push(format!("{what}: accepted")),
+        }
+    }
     Ok(())
 }

@@ -93,23 +93,59 @@ pub fn scenario_parser() -> impl clap::builder::TypedValueParser<Value = Scenari
     named(Scenario::ALL, Scenario::name)
 }
 
-/// Bytes with an optional binary suffix: 4096, 64KiB, 512MiB, 8GiB.
+/// A size in bytes, greater than zero, with an optional suffix: binary (KiB, MiB, GiB, TiB;
+/// K, M, G alone are binary too) or decimal (KB, MB, GB, TB), and an optional fraction:
+/// 4096, 64KiB, 512MiB, 1.5GiB, 64MB.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (digits, suffix) = s.split_at(split);
-    let value: u64 = digits.parse().map_err(|_| format!("not a size: \"{s}\""))?;
-    let shift = match suffix.trim() {
-        "" | "B" => 0,
-        "K" | "KiB" => 10,
-        "M" | "MiB" => 20,
-        "G" | "GiB" => 30,
+    let split = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(s.len());
+    let (number, suffix) = s.split_at(split);
+    let value: f64 = number.parse().map_err(|_| format!("not a size: \"{s}\""))?;
+    let unit: f64 = match suffix.trim() {
+        "" | "B" => 1.0,
+        "K" | "KiB" => 1024.0,
+        "M" | "MiB" => 1024.0 * 1024.0,
+        "G" | "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "TiB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
         other => {
             return Err(format!(
-                "unknown size suffix \"{other}\" (use KiB, MiB or GiB)"
+                "unknown size suffix \"{other}\" (use KiB, MiB, GiB, TiB, or KB, MB, GB, TB)"
             ))
         }
     };
-    value
-        .checked_mul(1 << shift)
-        .ok_or_else(|| format!("size \"{s}\" overflows"))
+    let bytes = value * unit;
+    if bytes.fract() != 0.0 {
+        return Err(format!("\"{s}\" is not a whole number of bytes"));
+    }
+    if bytes < 1.0 {
+        return Err(format!("a size must be greater than zero, not \"{s}\""));
+    }
+    if bytes > u64::MAX as f64 {
+        return Err(format!("size \"{s}\" overflows"));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_binary_decimal_fractional_and_never_zero() {
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert_eq!(parse_bytes("64KiB"), Ok(64 << 10));
+        assert_eq!(parse_bytes("512M"), Ok(512 << 20));
+        assert_eq!(parse_bytes("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_bytes("64MB"), Ok(64_000_000));
+        assert!(parse_bytes("0").is_err());
+        assert!(parse_bytes("0MiB").is_err());
+        assert!(parse_bytes("1.3B").is_err());
+        assert!(parse_bytes("8XB").is_err());
+        assert!(parse_bytes("").is_err());
+    }
 }

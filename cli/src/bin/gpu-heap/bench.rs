@@ -24,7 +24,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_bytes)]
     heap_size: Option<u64>,
     /// Timed rounds per cell, after one warm-up round.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,
     /// Only cells with these thread counts (comma-separated).
     #[arg(long, value_delimiter = ',')]

@@ -29,10 +29,10 @@ pub struct Args {
     #[arg(long, default_value_t = 16)]
     unit_size: u32,
     /// Invocations per dispatch.
-    #[arg(long, default_value_t = 16_384)]
+    #[arg(long, default_value_t = 16_384, value_parser = clap::value_parser!(u32).range(1..))]
     slots: u32,
     /// Workgroups of 64 invocations in the scale and round-trip scenarios.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     workgroups: u32,
     #[command(flatten)]
     watchdog: WatchdogArg,

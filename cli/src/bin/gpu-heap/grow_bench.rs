@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long, default_value_t = 256)]
     page_size: u32,
     /// Rounds of the whole doubling sequence (median per step).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,
     #[command(flatten)]
     watchdog: WatchdogArg,

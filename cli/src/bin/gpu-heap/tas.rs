@@ -32,7 +32,7 @@ pub struct Args {
     )]
     threads: Vec<u32>,
     /// Repetitions with different prefills, averaged.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,
     #[command(flatten)]
     watchdog: WatchdogArg,

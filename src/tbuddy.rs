@@ -260,7 +260,7 @@ impl GpuHeap {
         };
         let scalars = self.read_meta(TB_FREE, 3)?;
         let sems = self.read_meta(p.sem_base, 2 * (p.max_order as u64 + 1))?;
-        let bits = self.read_meta(p.layer_bases[0], 2u64 << p.tree_shift >> 5)?;
+        let bits = self.read_meta(p.layer_bases[0], (2u64 << p.tree_shift).div_ceil(32))?;
         let orders = (0..=p.max_order)
             .map(|n| {
                 let m = p.tree_shift - n;

@@ -15,7 +15,10 @@
 // of mallocs of one small order in flight, two blocks per producer leave nearly all of
 // them waiting on one semaphore word. free of order n: merge with the buddy while it is
 // available (a take of the order's semaphore, then of the buddy's bit), climbing an order
-// each time; then publish the block and signal its semaphore.
+// each time; then publish the block and signal its semaphore. A batch's blocks that all
+// come back unallocated never meet a free that merges them, so a malloc that finds no
+// block large enough although its leaves are reserved merges available pairs, order by
+// order (tb_coalesce), before it reports out of memory.
 //
 // State (heap_meta, layout in src/tbuddy.rs): TB_FREE, the free leaves not reserved by a
 // malloc in flight (tb_reserve); TB_CLAIM_FAILURES and TB_WAIT_FAILURES, the mallocs that
@@ -44,12 +47,13 @@
 //     remain allocatable. Merges leave an order alone while mallocs wait on it.
 //   - Growth: blocks never cross a segment (TB_MAX_ORDER fits one), so the committed range
 //     is covered by whole blocks (tb_cover); grow publishes those of the new range, trim
-//     checks that the released range is available as exactly those blocks and takes them.
+//     checks that the released range is available as exactly those blocks and takes them
+//     (a range still in pieces that no malloc has merged yet is refused: no trim).
 //
 // Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, or a search for
 // the block of a unit it holds), then at most TB_LAST_SCANS scans; the split, retire and
-// merge loops are bounded by the orders; tb_cover by its block count; at_claim by its
-// descents and scanned words.
+// merge loops are bounded by the orders; tb_cover by its block count; tb_coalesce by
+// TB_SWEEP_WORDS words per order; at_claim by its descents and scanned words.
 
 #include "../sync/bulk_semaphore.wgsl"
 #include "available_tree.wgsl"
@@ -64,9 +68,14 @@ const TB_BATCH_SHIFT: u32 = 9u;
 // it scans every 32nd round (available_tree.wgsl).
 const TB_CLAIM_DESCENTS: u32 = 4u;
 const TB_CLAIM_SCAN_WORDS: u32 = 256u;
-// Scans of all of the order's words a malloc makes when its rounds ran out with a unit
-// (claimants racing for the bits it passes can make one scan miss).
+// Scans of the order's words (at most TB_LAST_SCAN_WORDS each, about a millisecond) a
+// malloc makes when its rounds ran out with a unit (claimants racing for the bits it
+// passes can make one scan miss).
 const TB_LAST_SCANS: u32 = 4u;
+const TB_LAST_SCAN_WORDS: u32 = 65536u;
+// Words of each order's layer 0 that tb_coalesce scans.
+const TB_SWEEP_WORDS: u32 = 4096u;
+const TB_NO_ORDER: u32 = 0xffffffffu;
 // Rounds a malloc waits for someone else's batch before it produces one itself: a
 // newcomer's fast path may take the units a waiter reserved, so a waiter could otherwise
 // wait as long as newcomers keep coming.
@@ -138,10 +147,10 @@ fn tb_retire(path: u32) {
 }
 
 // Where a malloc that found the top empty waits instead: the lowest order in [want,
-// TB_MAX_ORDER) with blocks available, else the highest with a batch in production besides
-// one this call registered (in `path`); TB_MAX_ORDER if there is none.
+// TB_MAX_ORDER] with blocks available, else the highest with a batch in production besides
+// one this call registered (in `path`); TB_NO_ORDER if there is none.
 fn tb_order_in_supply(want: u32, path: u32) -> u32 {
-    for (var k = want; k < TB_MAX_ORDER; k++) {
+    for (var k = want; k <= TB_MAX_ORDER; k++) {
         if (bsem_count(tb_sem(k)) > 0) {
             return k;
         }
@@ -152,7 +161,57 @@ fn tb_order_in_supply(want: u32, path: u32) -> u32 {
             return k - 1u;
         }
     }
-    return TB_MAX_ORDER;
+    return TB_NO_ORDER;
+}
+
+// Merges available buddy pairs into their parents, order by order from 0 up, scanning at
+// most TB_SWEEP_WORDS words of each order's layer 0 from a random start; returns how
+// many pairs it merged. A free merges only along its own block's path, so the blocks a
+// batch split publishes, if they all come back without being allocated, stay apart; a
+// malloc whose leaves are reserved but which finds no block large enough runs this before
+// it gives up. Orders that mallocs wait on are left alone (tb_take).
+fn tb_coalesce(seed: u32) -> u32 {
+    var merged = 0u;
+    let base = at_layer_base(0u);
+    for (var n = 0u; n < TB_MAX_ORDER; n++) {
+        let m = TB_TREE_SHIFT - n; // at least 1: n < TB_MAX_ORDER <= TB_TREE_SHIFT
+        var first = 0u;
+        var words = 1u;
+        var mask = at_top_mask(min(m, 4u));
+        if (m >= 5u) {
+            first = 1u << (m - 5u);
+            words = first;
+            mask = 0xffffffffu;
+        }
+        let start = heap_hash(seed ^ (n << 24u)) % words;
+        for (var k = 0u; k < min(words, TB_SWEEP_WORDS); k++) {
+            var w = start + k;
+            if (w >= words) {
+                w -= words;
+            }
+            let word = atomicLoad(&heap_meta[base + first + w]) & mask;
+            // Both nodes of a pair available: bits 2i and 2i + 1 (indices and nodes have
+            // the same parity, 2^m being even).
+            var pairs = word & (word >> 1u) & 0x55555555u;
+            for (var t = 0u; t < 16u && pairs != 0u; t++) {
+                let b = firstTrailingBit(pairs);
+                pairs &= pairs - 1u;
+                let v = (first + w) * 32u + b - (1u << m);
+                if (!tb_take(n, v)) {
+                    continue;
+                }
+                if (tb_take(n, v + 1u)) {
+                    at_publish(n + 1u, v >> 1u);
+                    bsem_signal(tb_sem(n + 1u), 1u, 0u);
+                    merged += 1u;
+                } else {
+                    at_publish(n, v);
+                    bsem_signal(tb_sem(n), 1u, 0u);
+                }
+            }
+        }
+    }
+    return merged;
 }
 
 // Splits block `got` of order `level` down to `want`: at each order of the path, publishes
@@ -187,6 +246,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     var wait = bsem_new_wait();
     var status = HEAP_CONTENTION;
     var holding = false; // a unit of `level` is ours; its block is still to be found
+    var swept = false; // tb_coalesce ran
     var got = AT_NONE;
     for (var round = 0u; round < TB_ROUNDS; round++) {
         if (!holding) {
@@ -223,9 +283,19 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
                 // if none is.
                 bsem_signal(tb_sem(level), 0u, 1u);
                 let back = tb_order_in_supply(want, path);
-                if (back == TB_MAX_ORDER) {
-                    status = HEAP_OUT_OF_MEMORY;
-                    break;
+                if (back == TB_NO_ORDER) {
+                    // The reserved leaves are all in blocks smaller than this one: merge
+                    // them (once), then start over; out of memory if nothing merged.
+                    tb_retire(path);
+                    path = 0u;
+                    if (swept || tb_coalesce(bsem_ticket + round) == 0u) {
+                        status = HEAP_OUT_OF_MEMORY;
+                        break;
+                    }
+                    swept = true;
+                    level = want;
+                    wait = bsem_new_wait();
+                    continue;
                 }
                 let kept = path & ((1u << back) - 1u);
                 tb_retire(path & ~kept);
@@ -252,7 +322,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
         // Out of rounds with a unit: a last search, scanning all of the order's words (what
         // the summaries hide) a few times; the unit goes back if it fails.
         for (var scan = 0u; scan < TB_LAST_SCANS && got == AT_NONE; scan++) {
-            got = at_claim(level, bsem_ticket + scan, TB_CLAIM_DESCENTS, 0xffffffffu);
+            got = at_claim(level, bsem_ticket + scan, TB_CLAIM_DESCENTS, TB_LAST_SCAN_WORDS);
         }
         if (got != AT_NONE) {
             return tb_split_and_keep(want, level, got, path);

@@ -41,18 +41,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let module = heap.create_shader_module("grow_join.wgsl", include_str!("grow_join.wgsl"))?;
 
     let device = &gpu.device;
-    let storage = |label, size| {
-        device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
-    };
-    let rows = storage("rows", ROWS as u64 * 16);
-    let counters = storage("counters", 16);
+    let rows = gpu_heap::storage_buffer(device, "rows", ROWS as u64 * 16)?;
+    let counters = gpu_heap::storage_buffer(device, "counters", 16)?;
     let rw = wgpu::BufferBindingType::Storage { read_only: false };
     let layout = gpu_heap::buffer_group_layout(device, "grow_join", &[rw, rw]);
     let group = gpu_heap::buffer_group(device, "grow_join", &layout, &[&rows, &counters]);

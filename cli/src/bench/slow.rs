@@ -21,6 +21,22 @@ pub struct SlowCell {
     pub bump_ms: f64,
 }
 
+impl std::fmt::Display for SlowCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} {} x {} B {}: {:.4} ms, {:.1}x bump",
+            self.test,
+            self.strategy,
+            self.threads,
+            self.size,
+            self.pass,
+            self.ms,
+            self.ratio()
+        )
+    }
+}
+
 impl SlowCell {
     /// How many times bump's time the cell took.
     pub fn ratio(&self) -> f64 {

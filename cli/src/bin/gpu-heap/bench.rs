@@ -166,16 +166,7 @@ fn print_slow_cells(report: &bench::Report) {
         println!("{} passes over {}x bump:", slow.len(), bench::SLOW_FACTOR);
     }
     for c in slow {
-        println!(
-            "  {} {} {} x {} B {}: {:.4} ms, {:.1}x bump",
-            c.test,
-            c.strategy,
-            c.threads,
-            c.size,
-            c.pass,
-            c.ms,
-            c.ratio()
-        );
+        println!("  {c}");
     }
 }
 

@@ -66,3 +66,63 @@ fn the_books_read_on_a_heap_of_a_few_leaves() {
         );
     }
 }
+
+/// A heap that can grow: fill its second segment with one-leaf blocks (each batch split
+/// leaves pieces), free them all, and trim: the segment's pieces merge and it is released.
+#[test]
+fn a_segment_freed_in_pieces_is_trimmed() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    const SEGMENT: u64 = 1 << 20;
+    let config = HeapConfig::new(2 * SEGMENT)
+        .max_size(4 * SEGMENT)
+        .max_segment_size(SEGMENT)
+        .max_separate_bindings(4)
+        .strategy(Strategy::TBuddy)
+        .page_size(256)
+        .watchdog(common::WATCHDOG);
+    let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+    heap.grow(SEGMENT).unwrap();
+    assert_eq!(heap.committed_bytes(), 3 * SEGMENT);
+    // Every leaf of the heap, then free them all.
+    let n = (3 * SEGMENT / 256) as u32;
+    let handles = common::storage(&gpu, "handles", n as u64 * 4);
+    Kernel::new(&gpu, &heap, LEAVES, "take", &[common::RW]).run(
+        &gpu,
+        &heap,
+        &[&handles],
+        n.div_ceil(64),
+    );
+    let taken = common::read_words(&gpu, &handles, n as u64);
+    assert!(taken.iter().all(|&h| h != 0), "the heap did not fill");
+    Kernel::new(&gpu, &heap, LEAVES, "give", &[common::RW]).run(
+        &gpu,
+        &heap,
+        &[&handles],
+        n.div_ceil(64),
+    );
+    assert_eq!(heap.stats().unwrap().allocations_live, 0);
+    assert_eq!(
+        heap.trim().unwrap(),
+        SEGMENT,
+        "the freed segment was not released"
+    );
+    let report = heap.tbuddy_report().unwrap().unwrap();
+    assert_eq!(report.inconsistencies(), Vec::<String>::new());
+}
+
+const LEAVES: &str = r#"
+#include "alloc.wgsl"
+@group(1) @binding(0) var<storage, read_write> handles: array<u32>;
+@compute @workgroup_size(64)
+fn take(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&handles)) {
+        handles[id.x] = malloc(256u);
+    }
+}
+@compute @workgroup_size(64)
+fn give(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&handles)) {
+        free(handles[id.x]);
+    }
+}
+"#;

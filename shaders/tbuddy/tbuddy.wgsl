@@ -47,13 +47,14 @@
 //     remain allocatable. Merges leave an order alone while mallocs wait on it.
 //   - Growth: blocks never cross a segment (TB_MAX_ORDER fits one), so the committed range
 //     is covered by whole blocks (tb_cover); grow publishes those of the new range, trim
-//     checks that the released range is available as exactly those blocks and takes them
-//     (a range still in pieces that no malloc has merged yet is refused: no trim).
+//     merges what is free in the released range, checks that it is available as exactly
+//     those blocks, and takes them.
 //
 // Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, or a search for
 // the block of a unit it holds), then at most TB_LAST_SCANS scans; the split, retire and
 // merge loops are bounded by the orders; tb_cover by its block count; tb_coalesce by
-// TB_SWEEP_WORDS words per order; at_claim by its descents and scanned words.
+// TB_SWEEP_WORDS words per order, tb_coalesce_range by the range's words; at_claim by its
+// descents and scanned words.
 
 #include "../sync/bulk_semaphore.wgsl"
 #include "available_tree.wgsl"
@@ -164,54 +165,73 @@ fn tb_order_in_supply(want: u32, path: u32) -> u32 {
     return TB_NO_ORDER;
 }
 
-// Merges available buddy pairs into their parents, order by order from 0 up, scanning at
-// most TB_SWEEP_WORDS words of each order's layer 0 from a random start; returns how
-// many pairs it merged. A free merges only along its own block's path, so the blocks a
-// batch split publishes, if they all come back without being allocated, stay apart; a
-// malloc whose leaves are reserved but which finds no block large enough runs this before
-// it gives up. Orders that mallocs wait on are left alone (tb_take).
-fn tb_coalesce(seed: u32) -> u32 {
+// Bits of word w of layer 0 that hold indices [lo, hi).
+fn tb_bits_in(w: u32, lo: u32, hi: u32) -> u32 {
+    let a = max(lo, w << 5u);
+    let b = min(hi, (w << 5u) + 32u);
+    if (a >= b) {
+        return 0u;
+    }
+    return select((1u << (b - a)) - 1u, 0xffffffffu, b - a == 32u) << (a & 31u);
+}
+
+// Merges the available buddy pairs of order n whose indices lie in [lo, hi) (both even)
+// into their parents, scanning at most `limit` of its words of layer 0, from the
+// `start`-th on; returns how many pairs it merged. Orders that mallocs wait on are left
+// alone (tb_take).
+fn tb_merge_pairs(n: u32, lo: u32, hi: u32, start: u32, limit: u32) -> u32 {
+    let m = TB_TREE_SHIFT - n;
+    let first = lo >> 5u;
+    let words = ((hi + 31u) >> 5u) - first;
     var merged = 0u;
-    let base = at_layer_base(0u);
-    for (var n = 0u; n < TB_MAX_ORDER; n++) {
-        let m = TB_TREE_SHIFT - n; // at least 1: n < TB_MAX_ORDER <= TB_TREE_SHIFT
-        var first = 0u;
-        var words = 1u;
-        var mask = at_top_mask(min(m, 4u));
-        if (m >= 5u) {
-            first = 1u << (m - 5u);
-            words = first;
-            mask = 0xffffffffu;
-        }
-        let start = heap_hash(seed ^ (n << 24u)) % words;
-        for (var k = 0u; k < min(words, TB_SWEEP_WORDS); k++) {
-            var w = start + k;
-            if (w >= words) {
-                w -= words;
+    for (var k = 0u; k < min(words, limit); k++) {
+        let w = first + (start + k) % words;
+        let word = atomicLoad(&heap_meta[at_layer_base(0u) + w]) & tb_bits_in(w, lo, hi);
+        // Both nodes of a pair available: bits 2i and 2i + 1 (indices and nodes have the
+        // same parity, 2^m being even).
+        var pairs = word & (word >> 1u) & 0x55555555u;
+        for (var t = 0u; t < 16u && pairs != 0u; t++) {
+            let b = firstTrailingBit(pairs);
+            pairs &= pairs - 1u;
+            let v = w * 32u + b - (1u << m);
+            if (!tb_take(n, v)) {
+                continue;
             }
-            let word = atomicLoad(&heap_meta[base + first + w]) & mask;
-            // Both nodes of a pair available: bits 2i and 2i + 1 (indices and nodes have
-            // the same parity, 2^m being even).
-            var pairs = word & (word >> 1u) & 0x55555555u;
-            for (var t = 0u; t < 16u && pairs != 0u; t++) {
-                let b = firstTrailingBit(pairs);
-                pairs &= pairs - 1u;
-                let v = (first + w) * 32u + b - (1u << m);
-                if (!tb_take(n, v)) {
-                    continue;
-                }
-                if (tb_take(n, v + 1u)) {
-                    at_publish(n + 1u, v >> 1u);
-                    bsem_signal(tb_sem(n + 1u), 1u, 0u);
-                    merged += 1u;
-                } else {
-                    at_publish(n, v);
-                    bsem_signal(tb_sem(n), 1u, 0u);
-                }
+            if (tb_take(n, v + 1u)) {
+                at_publish(n + 1u, v >> 1u);
+                bsem_signal(tb_sem(n + 1u), 1u, 0u);
+                merged += 1u;
+            } else {
+                at_publish(n, v);
+                bsem_signal(tb_sem(n), 1u, 0u);
             }
         }
     }
     return merged;
+}
+
+// Merges available pairs order by order from 0 up, at most TB_SWEEP_WORDS words of each
+// order from a random start. A free merges only along its own block's path, so the blocks
+// a batch split publishes, if they all come back without being allocated, stay apart; a
+// malloc whose leaves are reserved but which finds no block large enough runs this before
+// it gives up.
+fn tb_coalesce(seed: u32) -> u32 {
+    var merged = 0u;
+    for (var n = 0u; n < TB_MAX_ORDER; n++) {
+        let m = TB_TREE_SHIFT - n; // at least 1: n < TB_MAX_ORDER <= TB_TREE_SHIFT
+        merged += tb_merge_pairs(n, 1u << m, 2u << m, heap_hash(seed ^ (n << 24u)), TB_SWEEP_WORDS);
+    }
+    return merged;
+}
+
+// Merges every available pair of leaves [a, b) (multiples of the top order's size) order
+// by order, so that a free range is whole blocks again; for the trim check, which runs
+// with no malloc or free in flight.
+fn tb_coalesce_range(a: u32, b: u32) {
+    for (var n = 0u; n < TB_MAX_ORDER; n++) {
+        let m = TB_TREE_SHIFT - n;
+        tb_merge_pairs(n, (1u << m) + (a >> n), (1u << m) + (b >> n), 0u, 0xffffffffu);
+    }
 }
 
 // Splits block `got` of order `level` down to `want`: at each order of the path, publishes
@@ -458,8 +478,13 @@ fn strategy_grow(from_units: u32, to_units: u32) {
     atomicAdd(&heap_meta[TB_FREE], b - a);
 }
 
+// Merges what is free in the range first: blocks that came back in pieces would otherwise
+// keep a free range from being trimmed.
 fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
-    return tb_cover(to_units >> TB_LEAF_SHIFT, min(from_units >> TB_LEAF_SHIFT, TB_LEAVES), TB_COVER_CHECK);
+    let a = to_units >> TB_LEAF_SHIFT;
+    let b = min(from_units >> TB_LEAF_SHIFT, TB_LEAVES);
+    tb_coalesce_range(a, b);
+    return tb_cover(a, b, TB_COVER_CHECK);
 }
 
 fn strategy_trim(from_units: u32, to_units: u32) {

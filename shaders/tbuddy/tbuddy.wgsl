@@ -69,9 +69,9 @@ const TB_BATCH_SHIFT: u32 = 9u;
 // it scans every 32nd round (available_tree.wgsl).
 const TB_CLAIM_DESCENTS: u32 = 4u;
 const TB_CLAIM_SCAN_WORDS: u32 = 256u;
-// Scans of the order's words (at most TB_LAST_SCAN_WORDS each, about a millisecond) a
-// malloc makes when its rounds ran out with a unit (claimants racing for the bits it
-// passes can make one scan miss).
+// Scans of the order's words (at most TB_LAST_SCAN_WORDS each, so that one malloc cannot
+// hold a dispatch for long) a malloc makes when its rounds ran out with a unit (claimants
+// racing for the bits it passes can make one scan miss).
 const TB_LAST_SCANS: u32 = 4u;
 const TB_LAST_SCAN_WORDS: u32 = 65536u;
 // Words of each order's layer 0 that tb_coalesce scans.

@@ -54,6 +54,7 @@
 #include "generated/shared.wgsl"
 #include "generated/config.wgsl"
 #include "core/hash.wgsl"
+#include "core/bits.wgsl"
 #include "core/stats.wgsl"
 #include "core/growth.wgsl"
 #include "core/heap.wgsl"

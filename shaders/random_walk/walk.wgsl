@@ -66,18 +66,6 @@ fn walk_item_of(ptr: u32, total: u32, shift: u32) -> u32 {
     return unit >> shift;
 }
 
-// Bits of bitmap word w that hold items [lo, hi).
-fn walk_bits(w: u32, lo: u32, hi: u32) -> u32 {
-    let a = max(lo, w << 5u);
-    let b = min(hi, (w << 5u) + 32u);
-    if (a >= b) {
-        return 0u;
-    }
-    if (b - a == 32u) {
-        return 0xffffffffu;
-    }
-    return ((1u << (b - a)) - 1u) << (a & 31u);
-}
 
 // Growth of a bitmap at heap_meta[bitmap]: items [from, to) join. The boundary word of
 // `from` had them set; the boundary word of `to` (zero before, unless it is the same word)
@@ -85,11 +73,11 @@ fn walk_bits(w: u32, lo: u32, hi: u32) -> u32 {
 fn walk_bitmap_grow(bitmap: u32, old_end: u32, to: u32) {
     if ((to & 31u) != 0u) {
         let t = to >> 5u;
-        atomicOr(&heap_meta[bitmap + t], walk_bits(t, to, (t + 1u) << 5u));
+        atomicOr(&heap_meta[bitmap + t], heap_bits_in(t, to, (t + 1u) << 5u));
     }
     if ((old_end & 31u) != 0u) {
         let f = old_end >> 5u;
-        atomicAnd(&heap_meta[bitmap + f], ~walk_bits(f, old_end, to));
+        atomicAnd(&heap_meta[bitmap + f], ~heap_bits_in(f, old_end, to));
     }
     atomicAdd(&heap_meta[WALK_FREE], to - old_end);
 }
@@ -97,7 +85,7 @@ fn walk_bitmap_grow(bitmap: u32, old_end: u32, to: u32) {
 // Trim check: whether word i of those covering [to, from) has no used item in the range.
 fn walk_bitmap_free(bitmap: u32, i: u32, old_end: u32, to: u32) -> bool {
     let w = (to >> 5u) + i;
-    return (atomicLoad(&heap_meta[bitmap + w]) & walk_bits(w, to, old_end)) == 0u;
+    return (atomicLoad(&heap_meta[bitmap + w]) & heap_bits_in(w, to, old_end)) == 0u;
 }
 
 // Trim after a clean check: items [to, from) leave. The boundary word of `to` gets its
@@ -106,7 +94,7 @@ fn walk_bitmap_free(bitmap: u32, i: u32, old_end: u32, to: u32) -> bool {
 fn walk_bitmap_trim(bitmap: u32, old_end: u32, to: u32) {
     let t = to >> 5u;
     if ((to & 31u) != 0u) {
-        atomicOr(&heap_meta[bitmap + t], walk_bits(t, to, (t + 1u) << 5u));
+        atomicOr(&heap_meta[bitmap + t], heap_bits_in(t, to, (t + 1u) << 5u));
     }
     let f = old_end >> 5u;
     if ((old_end & 31u) != 0u && (f != t || (to & 31u) == 0u)) {

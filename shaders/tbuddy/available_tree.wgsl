@@ -116,16 +116,12 @@ fn at_repair(j: u32, i: u32) {
     }
 }
 
-// The bits of word 0 of layer j that belong to order n's range there (r = m - 5j <= 4).
-fn at_top_mask(r: u32) -> u32 {
-    let first = 1u << r; // the range [2^r, 2^(r + 1)) of bit positions
-    return ((1u << first) - 1u) << first;
-}
-
 fn at_claim(n: u32, seed: u32, descents: u32, scan_words: u32) -> u32 {
     let m = TB_TREE_SHIFT - n;
     let top = m / 5u;
-    let mask = at_top_mask(m - 5u * top);
+    // Order n's indices in the top layer: [2^r, 2^(r + 1)) of word 0, r = m - 5 * top.
+    let r = m - 5u * top;
+    let mask = heap_bits_in(0u, 1u << r, 2u << r);
     var rng = heap_hash(seed ^ (n << 26u)) | 1u;
     for (var round = 0u; round < descents; round++) {
         var i = 0u; // word index in layer j
@@ -171,34 +167,19 @@ fn at_claim(n: u32, seed: u32, descents: u32, scan_words: u32) -> u32 {
     // words of layer 0 (one masked word for the orders whose range is smaller), from a
     // random start; what summaries hide is found again once a publish or a repair in its
     // word sets the summary bit.
-    let base = at_layer_base(0u);
-    if (scan_words == 0u) {
-        return AT_NONE;
-    }
-    if (m < 5u) {
-        let word = atomicLoad(&heap_meta[base]) & at_top_mask(m);
-        if (word != 0u) {
-            let b = firstTrailingBit(word);
-            if ((atomicAnd(&heap_meta[base], ~(1u << b)) & (1u << b)) != 0u) {
-                return b - (1u << m);
-            }
-        }
-        return AT_NONE;
-    }
-    let first = 1u << (m - 5u);
-    let words = first;
+    let lo = 1u << m;
+    let hi = 2u << m;
+    let first = lo >> 5u;
+    let words = ((hi + 31u) >> 5u) - first;
     let start = rng % words;
     for (var k = 0u; k < min(words, scan_words); k++) {
-        var w = start + k;
-        if (w >= words) {
-            w -= words;
-        }
-        let word = atomicLoad(&heap_meta[base + first + w]);
+        let w = first + (start + k) % words;
+        let word = atomicLoad(&heap_meta[at_layer_base(0u) + w]) & heap_bits_in(w, lo, hi);
         if (word != 0u) {
             let b = firstTrailingBit(word);
-            let old = atomicAnd(&heap_meta[base + first + w], ~(1u << b));
+            let old = atomicAnd(&heap_meta[at_layer_base(0u) + w], ~(1u << b));
             if ((old & (1u << b)) != 0u) {
-                return (first + w) * 32u + b - (1u << m);
+                return w * 32u + b - lo;
             }
         }
     }

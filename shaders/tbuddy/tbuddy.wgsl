@@ -86,6 +86,13 @@ fn tb_sem(n: u32) -> u32 {
     return TB_SEM + 2u * n;
 }
 
+// Makes node v of order n available: its bit first, then its unit, so that a unit taken
+// always has a bit behind it.
+fn tb_give(n: u32, v: u32) {
+    at_publish(n, v);
+    bsem_signal(tb_sem(n), 1u, 0u);
+}
+
 fn tb_order_for(size_bytes: u32) -> u32 {
     let leaves = (heap_units_for(size_bytes) + TB_LEAF_UNITS - 1u) >> TB_LEAF_SHIFT;
     if (leaves <= 1u) {
@@ -165,16 +172,6 @@ fn tb_order_in_supply(want: u32, path: u32) -> u32 {
     return TB_NO_ORDER;
 }
 
-// Bits of word w of layer 0 that hold indices [lo, hi).
-fn tb_bits_in(w: u32, lo: u32, hi: u32) -> u32 {
-    let a = max(lo, w << 5u);
-    let b = min(hi, (w << 5u) + 32u);
-    if (a >= b) {
-        return 0u;
-    }
-    return select((1u << (b - a)) - 1u, 0xffffffffu, b - a == 32u) << (a & 31u);
-}
-
 // Merges the available buddy pairs of order n whose indices lie in [lo, hi) (both even)
 // into their parents, scanning at most `limit` of its words of layer 0, from the
 // `start`-th on; returns how many pairs it merged. Orders that mallocs wait on are left
@@ -186,7 +183,7 @@ fn tb_merge_pairs(n: u32, lo: u32, hi: u32, start: u32, limit: u32) -> u32 {
     var merged = 0u;
     for (var k = 0u; k < min(words, limit); k++) {
         let w = first + (start + k) % words;
-        let word = atomicLoad(&heap_meta[at_layer_base(0u) + w]) & tb_bits_in(w, lo, hi);
+        let word = atomicLoad(&heap_meta[at_layer_base(0u) + w]) & heap_bits_in(w, lo, hi);
         // Both nodes of a pair available: bits 2i and 2i + 1 (indices and nodes have the
         // same parity, 2^m being even).
         var pairs = word & (word >> 1u) & 0x55555555u;
@@ -198,12 +195,10 @@ fn tb_merge_pairs(n: u32, lo: u32, hi: u32, start: u32, limit: u32) -> u32 {
                 continue;
             }
             if (tb_take(n, v + 1u)) {
-                at_publish(n + 1u, v >> 1u);
-                bsem_signal(tb_sem(n + 1u), 1u, 0u);
+                tb_give(n + 1u, v >> 1u);
                 merged += 1u;
             } else {
-                at_publish(n, v);
-                bsem_signal(tb_sem(n), 1u, 0u);
+                tb_give(n, v);
             }
         }
     }
@@ -417,16 +412,14 @@ fn tb_release(order: u32, node: u32) {
             n += 1u;
             continue;
         }
-        at_publish(n, v);
-        bsem_signal(tb_sem(n), 1u, 0u);
+        tb_give(n, v);
         if (round + 1u < rounds && tb_has_buddy(n, v) && at_is_set(n, v ^ 1u) && tb_take(n, v)) {
             continue; // v is ours again: the next pass merges it, or publishes it again
         }
         return;
     }
     // The passes ran out while v was ours (merged or taken back): publish it as it is.
-    at_publish(n, v);
-    bsem_signal(tb_sem(n), 1u, 0u);
+    tb_give(n, v);
 }
 
 // Calls `publish` (true) or checks/takes (false) the blocks that cover leaves [a, b):
@@ -445,8 +438,7 @@ fn tb_cover(a: u32, b: u32, mode: u32) -> bool {
         n = min(n, 31u - countLeadingZeros(b - at));
         let v = at >> n;
         if (mode == TB_COVER_PUBLISH) {
-            at_publish(n, v);
-            bsem_signal(tb_sem(n), 1u, 0u);
+            tb_give(n, v);
         } else if (mode == TB_COVER_CHECK) {
             if (!at_is_set(n, v)) {
                 return false;

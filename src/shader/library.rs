@@ -17,6 +17,10 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
         include_str!("../../shaders/core/heap.wgsl"),
     ),
     (
+        "core/bits.wgsl",
+        include_str!("../../shaders/core/bits.wgsl"),
+    ),
+    (
         "core/stats.wgsl",
         include_str!("../../shaders/core/stats.wgsl"),
     ),

@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use gpu_heap::{Gpu, GpuHeap, GrowthPolicy, HeapConfig, Strategy};
+use gpu_heap::{Gpu, GpuHeap, GrowthPolicy, HeapConfig, RandomWalkParams, Strategy};
 
 const ROWS: u32 = 1 << 17;
 /// Most matches a probe row can have (matches_of in the shader).
@@ -36,7 +36,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = HeapConfig::new(1 << 20)
         .max_size(64 << 20)
         .strategy(strategy)
-        .page_size(4096);
+        .random_walk(RandomWalkParams {
+            page_size: 4096,
+            ..Default::default()
+        });
     let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config)?;
     let module = heap.create_shader_module("grow_join.wgsl", include_str!("grow_join.wgsl"))?;
 

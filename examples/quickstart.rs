@@ -18,9 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // 2. A 64 MiB heap of 256-byte pages (RW-BM), its bindings at @group(0).
-    let config = HeapConfig::new(64 << 20)
-        .strategy(Strategy::RwBm)
-        .page_size(256);
+    let config = HeapConfig::new(64 << 20).strategy(Strategy::RwBm);
     let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config)?;
 
     // 3. The user's shader: `#include "alloc.wgsl"` resolves against the heap.

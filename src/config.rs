@@ -2,7 +2,10 @@
 
 use std::time::Duration;
 
+pub use crate::ouroboros::OuroborosParams;
+pub use crate::random_walk::RandomWalkParams;
 pub use crate::strategy::Strategy;
+pub use crate::tbuddy::TBuddyParams;
 
 /// How the heap's segments (storage buffers) are bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -37,10 +40,15 @@ pub enum Statistics {
 
 /// Everything that shapes a heap. Build with [`HeapConfig::new`] and the setters.
 ///
+/// The strategy's own parameters are typed per family ([`RandomWalkParams`],
+/// [`OuroborosParams`], [`TBuddyParams`]); a heap reads only its strategy's.
+///
 /// ```
-/// use gpu_heap::{HeapConfig, Strategy};
-/// let config = HeapConfig::new(64 << 20).strategy(Strategy::RwBm).page_size(64);
-/// assert_eq!(config.size, 64 << 20);
+/// use gpu_heap::{HeapConfig, RandomWalkParams, Strategy};
+/// let config = HeapConfig::new(64 << 20)
+///     .strategy(Strategy::RwBm)
+///     .random_walk(RandomWalkParams { page_size: 64, ..Default::default() });
+/// assert_eq!(config.random_walk.page_size, 64);
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -53,9 +61,12 @@ pub struct HeapConfig {
     pub max_size: Option<u64>,
     /// The allocator.
     pub strategy: Strategy,
-    /// Page size in bytes of RW, RW-BM and CoRW: a power of two, at least 16. Also their
-    /// largest malloc. For tbuddy, the leaf: its smallest block.
-    pub page_size: u32,
+    /// Parameters of the random walks (RW, RW-BM, CoRW, RW_malloc).
+    pub random_walk: RandomWalkParams,
+    /// Parameters of the Ouroboros strategies.
+    pub ouroboros: OuroborosParams,
+    /// Parameters of the tree buddy.
+    pub tbuddy: TBuddyParams,
     /// The bind group index the heap's bindings are declared at in WGSL.
     pub bind_group_index: u32,
     /// How segments are bound.
@@ -65,20 +76,10 @@ pub struct HeapConfig {
     /// The most segments [`SegmentBinding::Separate`] may use, leaving the rest of the
     /// device's storage-buffer bindings to the user.
     pub max_separate_bindings: u32,
-    /// Ouroboros chunk size in bytes: a power of two, at least 16 (default 8 KiB). Its
-    /// largest page, and the unit its chunk manager hands out.
-    pub chunk_size: u32,
-    /// Ouroboros smallest page in bytes: a power of two from 16 to the chunk size (default 16).
-    pub min_page_size: u32,
-    /// Ouroboros largest malloc in bytes: a power of two (default 64 KiB). Classes above one
-    /// chunk are served by runs of chunks; it is also capped by the segment size and the heap.
-    pub ouro_max_alloc: u32,
     /// How long the heap's own GPU work (init, statistics readback) may take.
     pub watchdog: Duration,
     /// What the device counts.
     pub statistics: Statistics,
-    /// RW_malloc's unit in bytes: a power of two, at least 16; sizes round up to it.
-    pub unit_size: u32,
     /// Instrumented build: random walks count their steps (`#define GPU_HEAP_COUNT_STEPS`),
     /// readable with [`crate::GpuHeap::walk_steps`].
     pub count_steps: bool,
@@ -94,17 +95,15 @@ impl HeapConfig {
             size,
             max_size: None,
             strategy: Strategy::RwBm,
-            page_size: 256,
+            random_walk: RandomWalkParams::default(),
+            ouroboros: OuroborosParams::default(),
+            tbuddy: TBuddyParams::default(),
             bind_group_index: 0,
             segment_binding: SegmentBinding::Auto,
             max_segment_size: None,
             max_separate_bindings: 4,
-            chunk_size: 8192,
-            min_page_size: 16,
-            ouro_max_alloc: 64 << 10,
             watchdog: Duration::from_secs(60),
             statistics: Statistics::Full,
-            unit_size: 16,
             count_steps: false,
             allow_unsupported_adapter: false,
         }
@@ -134,9 +133,21 @@ impl HeapConfig {
         self
     }
 
-    /// Sets the page size of RW, RW-BM and CoRW (their largest malloc), and tbuddy's leaf.
-    pub fn page_size(mut self, bytes: u32) -> Self {
-        self.page_size = bytes;
+    /// Sets the random walks' page and unit sizes.
+    pub fn random_walk(mut self, params: RandomWalkParams) -> Self {
+        self.random_walk = params;
+        self
+    }
+
+    /// Sets the Ouroboros chunk and page sizes and largest malloc.
+    pub fn ouroboros(mut self, params: OuroborosParams) -> Self {
+        self.ouroboros = params;
+        self
+    }
+
+    /// Sets the tree buddy's leaf size.
+    pub fn tbuddy(mut self, params: TBuddyParams) -> Self {
+        self.tbuddy = params;
         self
     }
 
@@ -164,24 +175,6 @@ impl HeapConfig {
         self
     }
 
-    /// Sets the Ouroboros chunk size (its largest page).
-    pub fn chunk_size(mut self, bytes: u32) -> Self {
-        self.chunk_size = bytes;
-        self
-    }
-
-    /// Sets the Ouroboros smallest page.
-    pub fn min_page_size(mut self, bytes: u32) -> Self {
-        self.min_page_size = bytes;
-        self
-    }
-
-    /// Sets the largest Ouroboros malloc.
-    pub fn ouro_max_alloc(mut self, bytes: u32) -> Self {
-        self.ouro_max_alloc = bytes;
-        self
-    }
-
     /// Sets how long the heap's own GPU work may take before it counts as hung (not zero).
     pub fn watchdog(mut self, timeout: Duration) -> Self {
         self.watchdog = timeout;
@@ -191,12 +184,6 @@ impl HeapConfig {
     /// Sets what the device counts.
     pub fn statistics(mut self, statistics: Statistics) -> Self {
         self.statistics = statistics;
-        self
-    }
-
-    /// Sets RW_malloc's unit (a power of two, at least 16 bytes).
-    pub fn unit_size(mut self, bytes: u32) -> Self {
-        self.unit_size = bytes;
         self
     }
 

@@ -18,7 +18,7 @@
 //! use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
 //! # fn main() -> gpu_heap::Result<()> {
 //! let gpu = Gpu::open(None)?;
-//! let config = HeapConfig::new(256 << 20).strategy(Strategy::RwBm).page_size(64);
+//! let config = HeapConfig::new(256 << 20).strategy(Strategy::RwBm);
 //! let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config)?;
 //! assert_eq!(heap.stats()?.allocations_live, 0);
 //! # Ok(()) }
@@ -41,7 +41,9 @@ mod stats;
 mod strategy;
 mod tbuddy;
 
-pub use config::{HeapConfig, SegmentBinding, Statistics};
+pub use config::{
+    HeapConfig, OuroborosParams, RandomWalkParams, SegmentBinding, Statistics, TBuddyParams,
+};
 pub use error::{Error, Result};
 pub use gpu::{
     buffer_group, buffer_group_layout, device_features, read_buffer, storage_buffer,
@@ -58,7 +60,7 @@ pub use ouroboros::{ClassReport, EnqueueFailures, OuroborosReport, PageEvents};
 pub use random_walk::WalkSteps;
 pub use shader::{ComposedShader, Composer, ShaderError, SourceLocation};
 pub use stats::{Failures, HeapStats, RawStats};
-pub use strategy::Strategy;
+pub use strategy::{Packing, Strategy};
 pub use tbuddy::{TBuddyOrder, TBuddyReport};
 
 /// The README's Rust examples, compiled as doctests so that the front door cannot rot.

@@ -20,7 +20,7 @@ use crate::bump::BumpPlan;
 use crate::config::HeapConfig;
 use crate::error::Result;
 use crate::layout::DeviceCaps;
-use crate::ouroboros::{OuroGeometry, OuroParams, QueueKind};
+use crate::ouroboros::{OuroGeometry, OuroPlanInput, QueueKind};
 use crate::random_walk::WalkGeometry;
 use crate::tbuddy::TBuddyPlan;
 
@@ -164,6 +164,16 @@ impl Strategy {
         self.family() == Family::RandomWalk && self != Strategy::RwMalloc
     }
 
+    /// How a heap filled with mallocs of one size compares with
+    /// [`HeapLayout::capacity_for`](crate::HeapLayout::capacity_for).
+    pub fn packing(self) -> Packing {
+        match self.family() {
+            Family::Bump => Packing::EndToEnd,
+            Family::RandomWalk if self == Strategy::RwMalloc => Packing::Runs,
+            _ => Packing::Exact,
+        }
+    }
+
     /// Whether freeing an already freed block is detected and counted as an invalid free.
     pub fn detects_double_free(self) -> bool {
         self.family() != Family::Bump
@@ -177,6 +187,22 @@ impl Strategy {
             Family::Bump | Family::RandomWalk | Family::Ouroboros { .. } | Family::TBuddy => true,
         }
     }
+}
+
+/// How a strategy places blocks, and so how many mallocs of one size a heap holds
+/// ([`Strategy::packing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Packing {
+    /// Blocks are fixed slots (pages, size classes, buddy blocks): a heap holds exactly
+    /// [`HeapLayout::capacity_for`](crate::HeapLayout::capacity_for) of them.
+    Exact,
+    /// Blocks are placed end to end and never cross a segment: the block that would is
+    /// abandoned, so a heap holds the capacity less at most one per segment boundary.
+    EndToEnd,
+    /// Blocks are runs of units wherever concurrent walks find room: the gaps they leave
+    /// depend on the interleaving, so the capacity is an upper bound, not a promise.
+    Runs,
 }
 
 impl fmt::Display for Strategy {
@@ -269,12 +295,10 @@ impl FamilyPlan {
             Family::Bump => FamilyPlan::Bump(BumpPlan::plan(input)?),
             Family::RandomWalk => FamilyPlan::RandomWalk(crate::random_walk::plan(input)?),
             Family::Ouroboros { chunk_based, queue } => {
-                FamilyPlan::Ouroboros(OuroGeometry::plan(&OuroParams {
+                FamilyPlan::Ouroboros(OuroGeometry::plan(&OuroPlanInput {
+                    params: input.config.ouroboros,
                     bytes: input.bytes,
                     segment_stride: input.stride,
-                    chunk_size: input.config.chunk_size,
-                    min_page_size: input.config.min_page_size,
-                    max_alloc: input.config.ouro_max_alloc,
                     max_binding: input.max_binding,
                     chunk_based,
                     queue_kind: queue,

@@ -1,6 +1,5 @@
 //! The tree buddy family (Gelado & Garland, PPoPP 2019, section 4.1; `shaders/tbuddy/`):
-//! power-of-two blocks from one leaf ([`HeapConfig::page_size`](crate::HeapConfig::page_size)
-//! bytes) up to a segment, split on demand and merged with their buddies on free, one bulk
+//! power-of-two blocks from one leaf ([`TBuddyParams::leaf_size`] bytes) up to a segment, split on demand and merged with their buddies on free, one bulk
 //! semaphore per order counting the available blocks.
 //!
 //! Geometry. The heap is `leaves` leaves; a block of order `n` is `2^n` leaves at a multiple
@@ -39,6 +38,29 @@ const MAX_LEAVES: u64 = 1 << 31;
 /// Blocks are at most 2 GiB: sizes are u32.
 const MAX_BLOCK_BYTES: u64 = 1 << 31;
 
+/// The tree buddy's parameters ([`crate::HeapConfig::tbuddy`]).
+///
+/// ```
+/// use gpu_heap::{HeapConfig, Strategy, TBuddyParams};
+/// let config = HeapConfig::new(64 << 20)
+///     .strategy(Strategy::TBuddy)
+///     .tbuddy(TBuddyParams { leaf_size: 4096 });
+/// assert_eq!(config.tbuddy.leaf_size, 4096);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct TBuddyParams {
+    /// The leaf in bytes, the smallest block: a power of two, at least 16, at most a
+    /// segment. Default 256.
+    pub leaf_size: u32,
+}
+
+impl Default for TBuddyParams {
+    fn default() -> Self {
+        Self { leaf_size: 256 }
+    }
+}
+
 /// A tree buddy heap's plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct TBuddyPlan {
@@ -59,15 +81,15 @@ pub(crate) struct TBuddyPlan {
 
 impl TBuddyPlan {
     pub fn plan(input: &PlanInput) -> Result<TBuddyPlan> {
-        let leaf = input.config.page_size as u64;
+        let leaf = input.config.tbuddy.leaf_size as u64;
         if !leaf.is_power_of_two() || leaf < UNIT_BYTES {
             return Err(Error::InvalidConfig(format!(
-                "the tbuddy leaf (page_size) must be a power of two of at least 16 bytes, not {leaf}"
+                "the tbuddy leaf_size must be a power of two of at least 16 bytes, not {leaf}"
             )));
         }
         if leaf > input.stride {
             return Err(Error::InvalidConfig(format!(
-                "the tbuddy leaf (page_size) {leaf} is larger than a segment ({} bytes)",
+                "the tbuddy leaf_size {leaf} is larger than a segment ({} bytes)",
                 input.stride
             )));
         }
@@ -328,14 +350,20 @@ mod tests {
     #[test]
     fn orders_stop_at_the_segment_and_cover_the_tail() {
         // 11 leaves of 256 B in segments of 1 MiB: one block of 8 leaves, then 2 and 1.
-        let p = plan(HeapConfig::new(11 * 256).page_size(256), 1 << 20);
+        let p = plan(
+            HeapConfig::new(11 * 256).tbuddy(TBuddyParams { leaf_size: 256 }),
+            1 << 20,
+        );
         assert_eq!(p.max_order, 3);
         assert_eq!(p.initial_blocks(11), vec![(3, 0), (1, 4), (0, 10)]);
         assert_eq!(p.capacity_for(256, &[11 * 256]), 11);
         assert_eq!(p.capacity_for(512, &[11 * 256]), 5);
         assert_eq!(p.capacity_for(2048, &[11 * 256]), 1);
         // 8 MiB in 1 MiB segments: the top order is a segment.
-        let p = plan(HeapConfig::new(8 << 20).page_size(256), 1 << 20);
+        let p = plan(
+            HeapConfig::new(8 << 20).tbuddy(TBuddyParams { leaf_size: 256 }),
+            1 << 20,
+        );
         assert_eq!(p.max_order, 12);
         assert_eq!(p.initial_blocks(p.leaves).len(), 8);
         assert_eq!(p.granted_bytes(257), 512);
@@ -345,7 +373,10 @@ mod tests {
     #[test]
     fn tree_state_is_a_few_bits_per_leaf() {
         // 2^18 leaves: B = 18, layers 0..=3; two bitmaps of 2^19 bits, then 1/32 of that.
-        let p = plan(HeapConfig::new(64 << 20).page_size(256), 1 << 30);
+        let p = plan(
+            HeapConfig::new(64 << 20).tbuddy(TBuddyParams { leaf_size: 256 }),
+            1 << 30,
+        );
         assert_eq!(p.tree_shift, 18);
         assert_eq!(p.layer_bases.len(), 4);
         assert_eq!(p.layer_bases[0] - p.alloc_base, 1 << 14);
@@ -353,7 +384,10 @@ mod tests {
         let words = p.state_end - p.sem_base;
         assert!(words * 32 < p.leaves * 5, "{words} words");
         // Just above a power of two the bitmaps are twice as large, never more.
-        let p = plan(HeapConfig::new((64 << 20) + 256).page_size(256), 1 << 30);
+        let p = plan(
+            HeapConfig::new((64 << 20) + 256).tbuddy(TBuddyParams { leaf_size: 256 }),
+            1 << 30,
+        );
         assert_eq!(p.tree_shift, 19);
         assert!((p.state_end - p.sem_base) * 32 < p.leaves * 9);
     }

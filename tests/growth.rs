@@ -4,7 +4,7 @@
 mod common;
 
 use common::Kernel;
-use gpu_heap::{Error, Gpu, GpuHeap, GrowthPolicy, HeapConfig, Strategy};
+use gpu_heap::{Error, Gpu, GpuHeap, GrowthPolicy, HeapConfig, RandomWalkParams, Strategy};
 
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
@@ -128,7 +128,10 @@ fn committed_end_inside_a_bitmap_word() {
         let config = HeapConfig::new(1 << 20)
             .max_size(4 << 20)
             .max_segment_size(1 << 20)
-            .page_size(64 << 10)
+            .random_walk(RandomWalkParams {
+                page_size: 64 << 10,
+                ..Default::default()
+            })
             .strategy(strategy);
         let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
         let ok = |handles: Vec<u32>| {

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+use gpu_heap::{Gpu, GpuHeap, HeapConfig, RandomWalkParams, Strategy};
 
 fn gpu() -> Gpu {
     Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)")
@@ -91,7 +91,10 @@ fn check_and_free(@builtin(global_invocation_id) id: vec3<u32>) {
 fn divergent(device: &wgpu::Device, queue: &wgpu::Queue, strategy: Strategy) -> Vec<String> {
     let config = HeapConfig::new(32 << 20)
         .strategy(strategy)
-        .page_size(128)
+        .random_walk(RandomWalkParams {
+            page_size: 128,
+            ..Default::default()
+        })
         .watchdog(Duration::from_secs(300));
     divergent_with(device, queue, config, 8192, 0, &[0, 1, 2, 3])
 }
@@ -262,7 +265,10 @@ fn rw_malloc_aggregate_longer_than_a_claim() {
     let gpu = gpu();
     let config = HeapConfig::new(64 << 20)
         .strategy(Strategy::RwMalloc)
-        .unit_size(64 << 10)
+        .random_walk(RandomWalkParams {
+            unit_size: 64 << 10,
+            ..Default::default()
+        })
         .watchdog(Duration::from_secs(300));
     let problems = divergent_with(&gpu.device, &gpu.queue, config, 64, 8 << 16, &[4, 2]);
     assert!(problems.is_empty(), "{}", problems.join("\n"));

@@ -4,7 +4,7 @@
 mod common;
 
 use common::Kernel;
-use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy, TBuddyParams};
 
 /// One invocation: malloc and free one leaf (the malloc splits the whole heap into a batch
 /// of leaves), then malloc the whole heap. Writes the statuses and the last handle.
@@ -30,7 +30,7 @@ fn a_batch_split_comes_back_together() {
     // a batch of 512 leaves.
     let config = HeapConfig::new(512 * 256)
         .strategy(Strategy::TBuddy)
-        .page_size(256)
+        .tbuddy(TBuddyParams { leaf_size: 256 })
         .watchdog(common::WATCHDOG);
     let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
     assert_eq!(heap.layout().max_alloc, 512 * 256);
@@ -78,7 +78,7 @@ fn a_segment_freed_in_pieces_is_trimmed() {
         .max_segment_size(SEGMENT)
         .max_separate_bindings(4)
         .strategy(Strategy::TBuddy)
-        .page_size(256)
+        .tbuddy(TBuddyParams { leaf_size: 256 })
         .watchdog(common::WATCHDOG);
     let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
     heap.grow(SEGMENT).unwrap();

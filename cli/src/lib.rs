@@ -10,3 +10,19 @@ pub mod tas;
 pub mod utilisation;
 
 pub use error::{Error, Result};
+
+use gpu_heap::{HeapConfig, RandomWalkParams, TBuddyParams};
+
+/// Sets the smallest blocks the tools' `--page-size` and `--unit-size` stand for: the
+/// random walks' page and unit, and the tree buddy's leaf (the page size). Other strategies
+/// keep their own parameters.
+pub fn with_pages(config: HeapConfig, page_size: u32, unit_size: u32) -> HeapConfig {
+    config
+        .random_walk(RandomWalkParams {
+            page_size,
+            unit_size,
+        })
+        .tbuddy(TBuddyParams {
+            leaf_size: page_size,
+        })
+}

@@ -206,9 +206,9 @@ impl Tool {
         let pages = 1u64 << options.page_bits;
         let config = HeapConfig::new(pages * options.page_size as u64)
             .strategy(strategy)
-            .page_size(options.page_size)
             .count_steps(true)
             .watchdog(options.watchdog);
+        let config = crate::with_pages(config, options.page_size, 16);
         let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config)?;
         let device = &gpu.device;
         let params = device.create_buffer(&wgpu::BufferDescriptor {
@@ -336,7 +336,7 @@ pub fn run(gpu: &Gpu, options: &TasOptions, mut progress: impl FnMut(&str)) -> R
     let lanes = gpu.adapter.get_info().subgroup_min_size.clamp(1, 128) as usize;
     let mut rows = Vec::new();
     for &strategy in &options.strategies {
-        if !matches!(strategy, Strategy::Rw | Strategy::RwBm | Strategy::Corw) {
+        if !strategy.has_fixed_pages() {
             return Err(Error::InvalidOptions(format!(
                 "the TAS measurement covers rw, rw-bm and corw, not {strategy}"
             )));

@@ -52,9 +52,8 @@ pub fn measure(
     for &size in sizes {
         let config = HeapConfig::new(heap_bytes)
             .strategy(strategy)
-            .unit_size(unit_size)
-            .page_size(unit_size)
             .watchdog(watchdog);
+        let config = crate::with_pages(config, unit_size, unit_size);
         let probe = gpu_heap::HeapLayout::for_device(&config, &gpu.device)?;
         if size == 0 || size > probe.max_alloc {
             return Err(Error::InvalidOptions(format!(

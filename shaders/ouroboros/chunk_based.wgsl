@@ -82,11 +82,6 @@ const OURO_CB_TOKEN_RETIRED: u32 = 2u;
 // Failed walks (the semaphore promised a page, the ring showed none) before a malloc stops
 // taking units and produces a chunk itself.
 const OURO_CB_HELP_MISSES: u32 = 8u;
-// Rounds a token placer waits for a chunk's count to leave a retirement or a walker's
-// decrement before it decides whether the chunk is all free (cb_all_free).
-const OURO_CB_SETTLE: u32 = 64u;
-// One walker in this many starts its walk at the scan hint (cb_find).
-const CB_FRONT_WALKERS: u32 = 8u;
 
 fn cb_words(k: u32) -> u32 {
     return (ouro_batch(k) + 31u) / 32u;
@@ -169,6 +164,9 @@ fn cb_token_removed(c: u32) -> bool {
     atomicExchange(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     return bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) > 0;
 }
+
+// One walker in this many starts its walk at the scan hint (cb_find).
+const CB_FRONT_WALKERS: u32 = 8u;
 
 // Walks the token set for a chunk with a free page and claims one. The walk covers the
 // positions [f, f + n) from the scan hint f once, cyclically from a random offset into the
@@ -402,6 +400,10 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
 const CB_KEPT: u32 = 0u; // a page was taken meanwhile, or the units are not there: c stays
 const CB_RETIRED: u32 = 1u;
 const CB_UNDONE: u32 = 2u; // c's token was still being placed: undone, c stays
+
+// Rounds a token placer waits for a chunk's count to leave a retirement or a walker's
+// decrement before it decides whether the chunk is all free (cb_all_free).
+const OURO_CB_SETTLE: u32 = 64u;
 
 // Every page of c is free: take them out of the semaphore, retire the chunk, remove its
 // token and return it to the pool (Algorithm 4, line 30). A step that fails undoes the ones

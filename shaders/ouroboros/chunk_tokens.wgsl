@@ -305,7 +305,7 @@ fn ct_advance(k: u32) {
         if (p == 0u || atomicLoad(&heap_meta[OURO_QC_START + p - 1u]) != f) {
             return;
         }
-        if (atomicLoad(&heap_meta[OURO_QC_COUNT + p - 1u]) != OURO_QC_ITEMS * VL_A_ONE_CT) {
+        if (atomicLoad(&heap_meta[OURO_QC_COUNT + p - 1u]) != QC_DRAINED) {
             return;
         }
         let x = atomicCompareExchangeWeak(&heap_meta[word], f, f + OURO_QC_ITEMS);
@@ -317,13 +317,7 @@ fn ct_advance(k: u32) {
 }
 
 fn ct_finish(k: u32, qc: u32, add: u32, sub: u32) {
-    var after: u32;
-    if (add != 0u) {
-        after = atomicAdd(&heap_meta[OURO_QC_COUNT + qc], add) + add;
-    } else {
-        after = atomicSub(&heap_meta[OURO_QC_COUNT + qc], sub) - sub;
-    }
-    if (after == OURO_QC_ITEMS * VL_A_ONE_CT) {
+    if (qc_count_change(qc, add, sub) == QC_DRAINED) {
         ct_advance(k);
     }
 }
@@ -398,8 +392,6 @@ fn ct_front_position(k: u32) -> u32 {
 }
 #endif
 
-const VL_A_ONE_CT: u32 = 0x10000u;
-
 fn ct_insert(k: u32, c: u32) -> bool {
     let pos = oq_reserve_back(k, 1u);
     let qc = ct_chunk_for_insert(k, pos);
@@ -413,7 +405,7 @@ fn ct_insert(k: u32, c: u32) -> bool {
         let x = heap_atomic_cas(seg, w, OQ_EMPTY, c + 1u);
         if (x.y == 1u) {
             atomicStore(&heap_meta[OURO_CB_POS + c], pos);
-            ct_finish(k, qc, VL_A_ONE_CT + 1u, 0u);
+            ct_finish(k, qc, QC_ONE_FINISHED + 1u, 0u);
             // A walk may have moved the hint past this position while it was empty.
             atomicMin(&heap_meta[ouro_queue_meta(k) + OQ_FRONT], pos);
             return true;

@@ -13,9 +13,9 @@
 // the queue's first chunk, the link word that links it); ouro_vaq_base(q) + 0: chunks
 // between old and front. Per chunk c used as a queue chunk: OURO_QC_START + c its first
 // virtual position, OURO_QC_NEXT + c the link word to its successor (VL_LINKING below),
-// OURO_QC_COUNT + c = A << 16 | B: A positions finished by enqueuers (written, or found
-// abandoned), B items in it not yet dequeued. The items are the chunk's OURO_QC_ITEMS words,
-// accessed through the heap's atomic segment views.
+// OURO_QC_COUNT + c its count of finished positions and items
+// (queues/queue_chunk_count.wgsl). The items are the chunk's OURO_QC_ITEMS words, accessed
+// through the heap's atomic segment views.
 //
 // Invariants
 //   - Front and back only move past a chunk whose positions are all finished (back: A
@@ -40,8 +40,6 @@
 
 #include "vlq_links.wgsl"
 
-// Counts of finished positions (A, high half of OURO_QC_COUNT) go up by this.
-const VL_A_ONE: u32 = 0x10000u;
 
 // Moves a position counter that lies in the void range [pos, end) to its end, so that the
 // next reservations skip it. Bounded: 4 attempts.
@@ -72,7 +70,7 @@ fn vl_advance(q: u32, back: bool) {
         }
         let c = p - 1u;
         let cnt = atomicLoad(&heap_meta[OURO_QC_COUNT + c]);
-        let finished = select(cnt == OURO_QC_ITEMS * VL_A_ONE, (cnt >> 16u) == OURO_QC_ITEMS, back);
+        let finished = select(cnt == QC_DRAINED, qc_filled(cnt), back);
         if (!finished || atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) != ouro_queue_info(q)) {
             return;
         }
@@ -132,19 +130,14 @@ fn vl_release_old(q: u32) {
 // Records a finished position of chunk c (enqueue: +A and +B if an item was written;
 // dequeue: -B) and moves the pointers when the chunk is complete.
 fn vl_finish(q: u32, c: u32, delta_add: u32, delta_sub: u32) {
-    var after: u32;
-    if (delta_add != 0u) {
-        after = atomicAdd(&heap_meta[OURO_QC_COUNT + c], delta_add) + delta_add;
-    } else {
-        after = atomicSub(&heap_meta[OURO_QC_COUNT + c], delta_sub) - delta_sub;
-    }
+    let after = qc_count_change(c, delta_add, delta_sub);
     // The enqueue that fills the chunk moves back; the last consumer moves front. Both can
     // fall to one call: an enqueuer that finishes the last position by finding it abandoned
     // (OQ_SKIP, so no item) fills and drains the chunk at once. The first position finished
     // in a chunk moves front too: the chunk before it may have drained while it had no
     // successor, and nobody else would move front past that one.
-    let drained = after == OURO_QC_ITEMS * VL_A_ONE;
-    let filled = delta_add != 0u && (after >> 16u) == OURO_QC_ITEMS;
+    let drained = after == QC_DRAINED;
+    let filled = delta_add != 0u && qc_filled(after);
     let first = delta_add != 0u && (after >> 16u) == 1u;
     // One call site of vl_advance, which links chunks: NIR inlines every call, and a
     // second copy adds much to a cold compile. The bounds are not constant, so that the
@@ -182,7 +175,7 @@ fn vl_catch_up_back(q: u32) {
         let bs = atomicLoad(&heap_meta[OURO_QC_START + b - 1u]);
         let fs = atomicLoad(&heap_meta[OURO_QC_START + f - 1u]);
         let behind = bitcast<i32>(fs - bs) > 0;
-        let filled = (atomicLoad(&heap_meta[OURO_QC_COUNT + b - 1u]) >> 16u) == OURO_QC_ITEMS;
+        let filled = qc_filled(atomicLoad(&heap_meta[OURO_QC_COUNT + b - 1u]));
         if (!behind && !filled) {
             return;
         }
@@ -237,7 +230,7 @@ fn vl_put_at(q: u32, first_pos: u32, item: u32, cursor: ptr<function, u32>) -> b
         // Written: one more finished position and one more item; abandoned, or the slot
         // never became writable (content the chunk's zeroing had not yet replaced, which
         // no dequeuer takes as an item): finished only.
-        vl_finish(q, c, VL_A_ONE + select(0u, 1u, outcome == 1u), 0u);
+        vl_finish(q, c, QC_ONE_FINISHED + select(0u, 1u, outcome == 1u), 0u);
         if (outcome == 0u) {
             return oq_failed(OQ_FAIL_SLOT_WAIT);
         }

@@ -46,8 +46,6 @@ const VL_LINKING: u32 = 0xffffffffu;
 const VL_STARVED: u32 = 0x80000000u;
 const VL_GAP: u32 = 0x7fffffffu;
 
-// vl_find's answer for a void position (besides a chunk, or OURO_NO_CHUNK for a failure).
-const VL_VOID: u32 = 0xfffffffdu;
 
 fn vl_is_chunk(raw: u32) -> bool {
     return raw != 0u && raw <= OURO_CHUNKS;
@@ -175,6 +173,9 @@ fn vl_still(q: u32, c: u32, s: u32) -> bool {
     return atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) == ouro_queue_info(q)
         && atomicLoad(&heap_meta[OURO_QC_START + c]) == s;
 }
+
+// vl_find's answer for a void position (besides a chunk, or OURO_NO_CHUNK for a failure).
+const VL_VOID: u32 = 0xfffffffdu;
 
 // The chunk that holds position pos, searched from the front (dequeue) or back (enqueue)
 // pointer; links successors that are missing. VL_VOID if pos is void (*gap_end: the first

@@ -2,8 +2,9 @@
 // w is set <=> page 32 w + b is in use or does not exist.
 //
 // Provides: rwbm_claim_in_word (claim a zero bit of one word), rwbm_sweep (the bounded
-// fallback: every word once), rwbm_handle, and the strategy_free / strategy_init / growth
-// hooks that both strategies share, plus walk_prefill for the TAS tool.
+// fallback: every word once), rwbm_handle, and the strategy_free and growth hooks that
+// both strategies share (init and trim: bitmap_hooks.wgsl), plus walk_prefill for the TAS
+// tool.
 //
 // Invariants
 //   - zero bits = WALK_FREE + reservations not yet turned into a page: malloc reserves
@@ -30,6 +31,7 @@
 // RWBM_BITMAP_WORDS) once.
 
 #include "walk.wgsl"
+#include "bitmap_hooks.wgsl"
 
 const RWBM_BITMAP: u32 = WALK_STATE;
 const RWBM_SUMMARY: u32 = WALK_STATE + RWBM_BITMAP_WORDS;
@@ -124,18 +126,6 @@ fn strategy_free(ptr: u32) -> HeapFree {
     return HeapFree(RWBM_PAGE_UNITS, HEAP_OK);
 }
 
-// The host zeroes heap_meta; one invocation (STRATEGY_INIT_INVOCATIONS = 1, from the host)
-// then sets the counter and marks the bits past the last page as used.
-// (Committed pages only, for a heap that can grow.)
-fn strategy_init(i: u32) {
-    let pages = walk_live_items(RWBM_PAGES, RWBM_PAGE_SHIFT);
-    atomicStore(&heap_meta[WALK_FREE], pages);
-    let tail = pages & 31u;
-    if (tail != 0u) {
-        atomicStore(&heap_meta[RWBM_BITMAP + (pages >> 5u)], ~((1u << tail) - 1u));
-    }
-}
-
 // Growth hooks (alloc.wgsl, walk.wgsl). The summary bit of the old boundary word is
 // cleared: that word now has free pages (the summary is a hint either way).
 fn strategy_grow(from_units: u32, to_units: u32) {
@@ -144,16 +134,6 @@ fn strategy_grow(from_units: u32, to_units: u32) {
     walk_bitmap_grow(RWBM_BITMAP, old_end, to);
     let f = old_end >> 5u;
     atomicAnd(&heap_meta[RWBM_SUMMARY + (f >> 5u)], ~(1u << (f & 31u)));
-}
-
-fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
-    return walk_bitmap_free(RWBM_BITMAP, i, min(from_units >> RWBM_PAGE_SHIFT, RWBM_PAGES),
-        to_units >> RWBM_PAGE_SHIFT);
-}
-
-fn strategy_trim(from_units: u32, to_units: u32) {
-    walk_bitmap_trim(RWBM_BITMAP, min(from_units >> RWBM_PAGE_SHIFT, RWBM_PAGES),
-        to_units >> RWBM_PAGE_SHIFT);
 }
 
 // For the TAS tool: marks `page` used without a malloc (the tool sets WALK_FREE itself).

@@ -64,6 +64,7 @@
 // bit reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
 
 #include "walk.wgsl"
+#include "bitmap_hooks.wgsl"
 #ifdef GPU_HEAP_SUBGROUPS
 #include "subgroup.wgsl"
 #endif
@@ -403,32 +404,11 @@ fn strategy_free(ptr: u32) -> HeapFree {
     return HeapFree(released << RWM_UNIT_SHIFT, HEAP_OK);
 }
 
-// The host zeroes heap_meta; one invocation sets the counter and marks the units past the
-// end (the committed end, for a heap that can grow) as used.
-fn strategy_init(i: u32) {
-    let units = walk_live_items(RWM_UNITS, RWM_UNIT_SHIFT);
-    atomicStore(&heap_meta[WALK_FREE], units);
-    let tail = units & 31u;
-    if (tail != 0u) {
-        atomicStore(&heap_meta[RWM_USED + (units >> 5u)], ~((1u << tail) - 1u));
-    }
-}
-
 // Growth hooks (alloc.wgsl, walk.wgsl), on the used bitmap. Start and end bits of a range
 // with no used bit are zero (free clears them first), so they need nothing.
 fn strategy_grow(from_units: u32, to_units: u32) {
     walk_bitmap_grow(RWM_USED, from_units >> RWM_UNIT_SHIFT,
         min(to_units >> RWM_UNIT_SHIFT, RWM_UNITS));
-}
-
-fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
-    return walk_bitmap_free(RWM_USED, i, min(from_units >> RWM_UNIT_SHIFT, RWM_UNITS),
-        to_units >> RWM_UNIT_SHIFT);
-}
-
-fn strategy_trim(from_units: u32, to_units: u32) {
-    walk_bitmap_trim(RWM_USED, min(from_units >> RWM_UNIT_SHIFT, RWM_UNITS),
-        to_units >> RWM_UNIT_SHIFT);
 }
 
 // For the TAS tool: marks unit `u` used without a malloc.

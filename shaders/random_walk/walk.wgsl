@@ -66,6 +66,15 @@ fn walk_item_of(ptr: u32, total: u32, shift: u32) -> u32 {
     return unit >> shift;
 }
 
+// Init of a bitmap at heap_meta[bitmap] (which the host zeroed) over `items` live items:
+// all of them free, and the items past them in the last word set ("does not exist").
+fn walk_bitmap_init(bitmap: u32, items: u32) {
+    atomicStore(&heap_meta[WALK_FREE], items);
+    let tail = items & 31u;
+    if (tail != 0u) {
+        atomicStore(&heap_meta[bitmap + (items >> 5u)], ~((1u << tail) - 1u));
+    }
+}
 
 // Growth of a bitmap at heap_meta[bitmap]: items [from, to) join. The boundary word of
 // `from` had them set; the boundary word of `to` (zero before, unless it is the same word)

@@ -46,13 +46,18 @@ fn at_index(n: u32, v: u32) -> u32 {
 // a summary bit set before the bit it leads to could be cleared by a repair that does not
 // see that bit yet, hiding it.
 fn at_publish(n: u32, v: u32) {
-    var i = at_index(n, v);
-    let top = (TB_TREE_SHIFT - n) / 5u;
-    for (var j = 0u; j <= top; j++) {
+    at_lead_to(at_index(n, v), 0u, (TB_TREE_SHIFT - n) / 5u);
+}
+
+// Sets the bit of index `i` of layer `first` and the summary bits above it up to layer
+// `last`, stopping at the first that was already set: the layers above it already lead here.
+fn at_lead_to(index: u32, first: u32, last: u32) {
+    var i = index;
+    for (var j = first; j <= last; j++) {
         let bit = 1u << (i & 31u);
         let old = atomicOr(&heap_meta[at_layer_base(j) + (i >> 5u)], bit);
         if ((old & bit) != 0u) {
-            return; // the layers above already lead here
+            return;
         }
         i >>= 5u;
     }
@@ -69,17 +74,10 @@ fn at_publish_run(n: u32, first: u32, count: u32) {
         let take = min(32u - (i0 & 31u), count - done);
         let bits = select((1u << take) - 1u, 0xffffffffu, take == 32u) << (i0 & 31u);
         let old0 = atomicOr(&heap_meta[at_layer_base(0u) + (i0 >> 5u)], bits);
-        var i = i0 >> 5u;
-        // (top + 1 unless old0 had all of them, which a publish never sees: the summaries
-        // are written after this atomic returns.)
-        let layers = select(top, 0u, (old0 & bits) == bits);
-        for (var j = 1u; j <= layers; j++) {
-            let bit = 1u << (i & 31u);
-            let old = atomicOr(&heap_meta[at_layer_base(j) + (i >> 5u)], bit);
-            if ((old & bit) != 0u) {
-                break; // the layers above already lead here
-            }
-            i >>= 5u;
+        // (Unless old0 had all of them, which a publish never sees: the summaries are
+        // written after this atomic returns.)
+        if ((old0 & bits) != bits) {
+            at_lead_to(i0 >> 5u, 1u, top);
         }
         done += take;
     }

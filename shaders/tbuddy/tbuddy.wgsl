@@ -59,29 +59,6 @@
 #include "../sync/bulk_semaphore.wgsl"
 #include "available_tree.wgsl"
 
-// Rounds of one malloc, across all the orders it climbs. Generous: only mallocs that wait
-// behind thousands of others for the same order use many.
-const TB_ROUNDS: u32 = 32768u;
-// Orders a batch spans: a malloc that finds no block of its order splits one of up to 2^9
-// times its size, publishing the other 511 blocks for the waiters (see the header).
-const TB_BATCH_SHIFT: u32 = 9u;
-// Descents per round while a malloc looks for its unit's block, and the words of layer 0
-// it scans every 32nd round (available_tree.wgsl).
-const TB_CLAIM_DESCENTS: u32 = 4u;
-const TB_CLAIM_SCAN_WORDS: u32 = 256u;
-// Scans of the order's words (at most TB_LAST_SCAN_WORDS each, so that one malloc cannot
-// hold a dispatch for long) a malloc makes when its rounds ran out with a unit (claimants
-// racing for the bits it passes can make one scan miss).
-const TB_LAST_SCANS: u32 = 4u;
-const TB_LAST_SCAN_WORDS: u32 = 65536u;
-// Words of each order's layer 0 that tb_coalesce scans.
-const TB_SWEEP_WORDS: u32 = 4096u;
-const TB_NO_ORDER: u32 = 0xffffffffu;
-// Rounds a malloc waits for someone else's batch before it produces one itself: a
-// newcomer's fast path may take the units a waiter reserved, so a waiter could otherwise
-// wait as long as newcomers keep coming.
-const TB_PATIENCE: u32 = 32u;
-
 fn tb_sem(n: u32) -> u32 {
     return TB_SEM + 2u * n;
 }
@@ -125,6 +102,10 @@ fn tb_live_leaves() -> u32 {
     return min(heap_committed_units() >> TB_LEAF_SHIFT, TB_LEAVES);
 }
 
+// Orders a batch spans: a malloc that finds no block of its order splits one of up to 2^9
+// times its size, publishing the other 511 blocks for the waiters (see the header).
+const TB_BATCH_SHIFT: u32 = 9u;
+
 // A batch of order n is one block of a larger order, split into blocks of n: the producer
 // keeps one and publishes the rest. The larger order is the lowest of the next
 // TB_BATCH_SHIFT with a block available, else the last of them (tb_source); so the
@@ -153,6 +134,8 @@ fn tb_retire(path: u32) {
         left &= left - 1u;
     }
 }
+
+const TB_NO_ORDER: u32 = 0xffffffffu;
 
 // Where a malloc that found the top empty waits instead: the lowest order in [want,
 // TB_MAX_ORDER] with blocks available, else the highest with a batch in production besides
@@ -205,6 +188,9 @@ fn tb_merge_pairs(n: u32, lo: u32, hi: u32, start: u32, limit: u32) -> u32 {
     return merged;
 }
 
+// Words of each order's layer 0 that tb_coalesce scans.
+const TB_SWEEP_WORDS: u32 = 4096u;
+
 // Merges available pairs order by order from 0 up, at most TB_SWEEP_WORDS words of each
 // order from a random start. A free merges only along its own block's path, so the blocks
 // a batch split publishes, if they all come back without being allocated, stay apart; a
@@ -250,6 +236,23 @@ fn tb_split_and_keep(want: u32, level: u32, got: u32, path_in: u32) -> HeapAlloc
     let unit = (node << want) * TB_LEAF_UNITS;
     return HeapAlloc(heap_handle_of(unit), TB_LEAF_UNITS << want, HEAP_OK);
 }
+
+// Rounds of one malloc, across all the orders it climbs. Generous: only mallocs that wait
+// behind thousands of others for the same order use many.
+const TB_ROUNDS: u32 = 32768u;
+// Descents per round while a malloc looks for its unit's block, and the words of layer 0
+// it scans every 32nd round (available_tree.wgsl).
+const TB_CLAIM_DESCENTS: u32 = 4u;
+const TB_CLAIM_SCAN_WORDS: u32 = 256u;
+// Scans of the order's words (at most TB_LAST_SCAN_WORDS each, so that one malloc cannot
+// hold a dispatch for long) a malloc makes when its rounds ran out with a unit (claimants
+// racing for the bits it passes can make one scan miss).
+const TB_LAST_SCANS: u32 = 4u;
+const TB_LAST_SCAN_WORDS: u32 = 65536u;
+// Rounds a malloc waits for someone else's batch before it produces one itself: a
+// newcomer's fast path may take the units a waiter reserved, so a waiter could otherwise
+// wait as long as newcomers keep coming.
+const TB_PATIENCE: u32 = 32u;
 
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     let want = tb_order_for(size_bytes);

@@ -221,30 +221,51 @@ impl HeapLayout {
 mod tests {
     use super::segments::tests::caps;
     use super::*;
-    use crate::config::HeapConfig;
+    use crate::config::{HeapConfig, OuroborosParams};
     use crate::error::Error;
 
     #[test]
     fn ouroboros_setters_are_validated() {
         let c = caps(128 << 20, false);
-        let ouro = |f: fn(HeapConfig) -> HeapConfig| {
-            HeapLayout::plan(&f(HeapConfig::new(4 << 20).strategy(Strategy::OuroPS)), &c)
+        let ouro = |params| {
+            let config = HeapConfig::new(4 << 20).strategy(Strategy::OuroPS);
+            HeapLayout::plan(&config.ouroboros(params), &c)
         };
-        let l = ouro(|h| h).unwrap();
+        let l = ouro(OuroborosParams::default()).unwrap();
         assert_eq!(l.max_alloc, 64 << 10);
         assert_eq!(l.capacity_for(16), (4 << 20) / 16);
-        let l = ouro(|h| h.chunk_size(16 << 10).min_page_size(64)).unwrap();
+        let l = ouro(OuroborosParams {
+            chunk_size: 16 << 10,
+            min_page_size: 64,
+            ..Default::default()
+        })
+        .unwrap();
         assert_eq!(l.granted_bytes(16), 64);
         assert_eq!(l.capacity_for(16 << 10), 256);
-        let l = ouro(|h| h.ouro_max_alloc(256 << 10)).unwrap();
+        let l = ouro(OuroborosParams {
+            max_alloc: 256 << 10,
+            ..Default::default()
+        })
+        .unwrap();
         assert_eq!(l.max_alloc, 256 << 10);
+        let chunk = |chunk_size| OuroborosParams {
+            chunk_size,
+            ..Default::default()
+        };
+        let min_page = |min_page_size| OuroborosParams {
+            min_page_size,
+            ..Default::default()
+        };
         for bad in [
-            ouro(|h| h.chunk_size(3000)),
-            ouro(|h| h.chunk_size(8)),
-            ouro(|h| h.min_page_size(24)),
-            ouro(|h| h.min_page_size(16 << 10)),
-            ouro(|h| h.ouro_max_alloc(100_000)),
-            ouro(|h| h.chunk_size(8 << 20)),
+            ouro(chunk(3000)),
+            ouro(chunk(8)),
+            ouro(min_page(24)),
+            ouro(min_page(16 << 10)),
+            ouro(OuroborosParams {
+                max_alloc: 100_000,
+                ..Default::default()
+            }),
+            ouro(chunk(8 << 20)),
         ] {
             assert!(matches!(bad, Err(Error::InvalidConfig(_))), "{bad:?}");
         }
@@ -252,7 +273,7 @@ mod tests {
             HeapLayout::plan(
                 &HeapConfig::new(4 << 20)
                     .strategy(Strategy::OuroPVL)
-                    .chunk_size(256 << 10),
+                    .ouroboros(chunk(256 << 10)),
                 &c
             ),
             Err(Error::InvalidConfig(_))

@@ -487,7 +487,13 @@ pub(super) mod tests {
             Err(Error::TooLarge { .. })
         ));
         assert!(matches!(
-            HeapLayout::plan(&HeapConfig::new(1 << 20).page_size(48), &c),
+            HeapLayout::plan(
+                &HeapConfig::new(1 << 20).random_walk(crate::RandomWalkParams {
+                    page_size: 48,
+                    ..Default::default()
+                }),
+                &c
+            ),
             Err(Error::InvalidConfig(_))
         ));
         assert!(matches!(

@@ -32,7 +32,7 @@
 //! (`chunk_limit`); mallocs past that report out of memory. [`OuroGeometry::capacity_for`]
 //! accounts for it, so capacities stay exact.
 //!
-//! A heap that can grow is planned for its reserved maximum (`OuroParams::bytes`): chunks,
+//! A heap that can grow is planned for its reserved maximum (`OuroPlanInput::bytes`): chunks,
 //! live bits, rings, chunk limits and per-chunk words all cover it, and the device bounds
 //! fresh chunks by the committed size instead (shaders/ouroboros/chunks.wgsl,
 //! ouro_chunk_end; the grow and trim hooks are in shaders/ouroboros/growth.wgsl).
@@ -102,13 +102,44 @@ pub(crate) struct OuroGeometry {
     pub meta_words: u64,
 }
 
-pub(crate) struct OuroParams {
+/// The Ouroboros strategies' parameters ([`crate::HeapConfig::ouroboros`]).
+///
+/// ```
+/// use gpu_heap::{HeapConfig, OuroborosParams, Strategy};
+/// let config = HeapConfig::new(64 << 20)
+///     .strategy(Strategy::OuroPS)
+///     .ouroboros(OuroborosParams { max_alloc: 256 << 10, ..Default::default() });
+/// assert_eq!(config.ouroboros.chunk_size, 8192);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct OuroborosParams {
+    /// Chunk size in bytes: a power of two, at least 16. The largest page, and the unit the
+    /// chunk manager hands out. Default 8 KiB.
+    pub chunk_size: u32,
+    /// Smallest page in bytes: a power of two from 16 to the chunk size. Default 16.
+    pub min_page_size: u32,
+    /// Largest malloc in bytes: a power of two. Classes above one chunk are served by runs
+    /// of chunks; it is also capped by the segment size and the heap. Default 64 KiB.
+    pub max_alloc: u32,
+}
+
+impl Default for OuroborosParams {
+    fn default() -> Self {
+        Self {
+            chunk_size: 8192,
+            min_page_size: 16,
+            max_alloc: 64 << 10,
+        }
+    }
+}
+
+/// What planning an Ouroboros heap takes: the parameters, the heap and the device.
+pub(crate) struct OuroPlanInput {
+    pub params: OuroborosParams,
     pub bytes: u64,
     /// Units per full segment is 1 << segment_shift; the stride in bytes.
     pub segment_stride: u64,
-    pub chunk_size: u32,
-    pub min_page_size: u32,
-    pub max_alloc: u32,
     /// The largest storage binding (bytes).
     pub max_binding: u64,
     pub queue_kind: QueueKind,
@@ -117,7 +148,13 @@ pub(crate) struct OuroParams {
 }
 
 impl OuroGeometry {
-    pub fn plan(p: &OuroParams) -> Result<Self> {
+    pub fn plan(input: &OuroPlanInput) -> Result<Self> {
+        let p = input;
+        let OuroborosParams {
+            chunk_size,
+            min_page_size,
+            max_alloc,
+        } = input.params;
         let pow2 = |name: &str, v: u32, min: u32| -> Result<()> {
             if !v.is_power_of_two() || v < min {
                 return Err(Error::InvalidConfig(format!(
@@ -126,14 +163,14 @@ impl OuroGeometry {
             }
             Ok(())
         };
-        pow2("chunk_size", p.chunk_size, 16)?;
-        pow2("min_page_size", p.min_page_size, 16)?;
-        pow2("ouro_max_alloc", p.max_alloc, 16)?;
-        let chunk = p.chunk_size as u64;
-        if p.min_page_size as u64 > chunk {
+        pow2("chunk_size", chunk_size, 16)?;
+        pow2("min_page_size", min_page_size, 16)?;
+        pow2("max_alloc", max_alloc, 16)?;
+        let chunk = chunk_size as u64;
+        if min_page_size as u64 > chunk {
             return Err(Error::InvalidConfig(format!(
                 "min_page_size {} is larger than chunk_size {chunk}",
-                p.min_page_size
+                min_page_size
             )));
         }
         if chunk > p.segment_stride {
@@ -168,10 +205,10 @@ impl OuroGeometry {
             }
         }
         let chunk_units = chunk / UNIT_BYTES;
-        let min_page_units = p.min_page_size as u64 / UNIT_BYTES;
+        let min_page_units = min_page_size as u64 / UNIT_BYTES;
         let base_classes = (chunk_units / min_page_units).trailing_zeros() + 1;
         // Largest run: at most the configured maximum, a segment, and the heap's chunks.
-        let max_alloc = (p.max_alloc as u64)
+        let max_alloc = (max_alloc as u64)
             .min(p.segment_stride)
             .min(prev_power_of_two(chunks) * chunk)
             .max(chunk);

@@ -2,13 +2,11 @@
 
 use super::*;
 
-fn params(bytes: u64, stride: u64) -> OuroParams {
-    OuroParams {
+fn params(bytes: u64, stride: u64) -> OuroPlanInput {
+    OuroPlanInput {
+        params: OuroborosParams::default(),
         bytes,
         segment_stride: stride,
-        chunk_size: 8192,
-        min_page_size: 16,
-        max_alloc: 64 << 10,
         max_binding: 128 << 20,
         queue_kind: QueueKind::Standard,
         chunk_based: false,
@@ -77,19 +75,19 @@ fn chunk_based_virtual_queues_plan_token_logs() {
 #[test]
 fn bad_geometry_is_typed() {
     let mut p = params(1 << 20, 256 << 10);
-    p.chunk_size = 3000;
+    p.params.chunk_size = 3000;
     assert!(matches!(
         OuroGeometry::plan(&p),
         Err(Error::InvalidConfig(_))
     ));
     let mut p = params(1 << 20, 256 << 10);
-    p.min_page_size = 8;
+    p.params.min_page_size = 8;
     assert!(matches!(
         OuroGeometry::plan(&p),
         Err(Error::InvalidConfig(_))
     ));
     let mut p = params(1 << 20, 256 << 10);
-    p.min_page_size = 16384;
+    p.params.min_page_size = 16384;
     assert!(matches!(
         OuroGeometry::plan(&p),
         Err(Error::InvalidConfig(_))

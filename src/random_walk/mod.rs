@@ -1,9 +1,9 @@
 //! The random-walk family (Pham & Tu): host-side planning of RW, RW-BM, CoRW and RW_malloc,
 //! and the step instrumentation's readback (TAS and utilisation are in the tools crate).
 //!
-//! Geometry: RW, RW-BM and CoRW manage pages of `HeapConfig::page_size` bytes (one page per
-//! malloc); RW keeps one u32 flag per page, RW-BM and CoRW one bit. RW_malloc manages units
-//! of `HeapConfig::unit_size` bytes and hands out runs of them, with three bitmaps (used,
+//! Geometry: RW, RW-BM and CoRW manage pages of [`RandomWalkParams::page_size`] bytes (one
+//! page per malloc); RW keeps one u32 flag per page, RW-BM and CoRW one bit. RW_malloc manages
+//! units of [`RandomWalkParams::unit_size`] bytes and hands out runs of them, with three bitmaps (used,
 //! start, end). CoRW needs `wgpu::Features::SUBGROUP`; on a device without it the heap is
 //! planned, and compiled, as RW-BM (same state and free), which [`crate::HeapLayout::compiled`]
 //! reports. RW_malloc aggregates small requests within a subgroup where the feature exists
@@ -17,7 +17,35 @@ use crate::meta::STAT_WORDS;
 use crate::strategy::{PlanInput, StrategyPlan};
 use crate::Strategy;
 
-/// heap_meta words of the walk state (keep in sync with shaders/random_walk/walk.wgsl).
+/// The random walks' parameters ([`crate::HeapConfig::random_walk`]).
+///
+/// ```
+/// use gpu_heap::{HeapConfig, RandomWalkParams, Strategy};
+/// let small_pages = HeapConfig::new(16 << 20)
+///     .strategy(Strategy::RwBm)
+///     .random_walk(RandomWalkParams { page_size: 64, ..Default::default() });
+/// assert_eq!(small_pages.random_walk.unit_size, 16);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct RandomWalkParams {
+    /// Page size in bytes of RW, RW-BM and CoRW: a power of two, at least 16, at most a
+    /// segment. Also their largest malloc. Default 256.
+    pub page_size: u32,
+    /// RW_malloc's unit in bytes: a power of two, at least 16; sizes round up to it.
+    /// Default 16.
+    pub unit_size: u32,
+}
+
+impl Default for RandomWalkParams {
+    fn default() -> Self {
+        Self {
+            page_size: 256,
+            unit_size: 16,
+        }
+    }
+}
+
 /// heap_meta words of the walk's scalars: the free count, then the instrumented build's
 /// 64-bit step and walk counters; its flags or bitmaps follow the scalars.
 const WALK_FREE: u64 = STAT_WORDS;
@@ -77,7 +105,7 @@ pub(crate) fn plan(input: &PlanInput) -> Result<WalkGeometry> {
         Ok(())
     };
     if config.strategy == Strategy::RwMalloc {
-        let unit = config.unit_size as u64;
+        let unit = config.random_walk.unit_size as u64;
         power_of_two("unit_size", unit)?;
         let units = bytes / unit;
         if units < 32 {
@@ -122,7 +150,7 @@ pub(crate) fn plan(input: &PlanInput) -> Result<WalkGeometry> {
         };
         return Ok(geometry);
     }
-    let page = config.page_size as u64;
+    let page = config.random_walk.page_size as u64;
     power_of_two("page_size", page)?;
     let pages = bytes / page;
     if pages == 0 {
@@ -195,10 +223,14 @@ impl StrategyPlan for WalkGeometry {
             ("WALK_WALKS", WALK_WALKS),
             ("WALK_STATE", WALK_STATE),
         ];
-        for (name, value) in scalars {
+        let shift = self.item_units.trailing_zeros() as u64;
+        let items = [
+            ("WALK_ITEMS", self.items as u64),
+            ("WALK_ITEM_SHIFT", shift),
+        ];
+        for (name, value) in scalars.into_iter().chain(items) {
             let _ = writeln!(s, "const {name}: u32 = {value}u;");
         }
-        let shift = self.item_units.trailing_zeros() as u64;
         let constants = if self.compiled == Strategy::RwMalloc {
             [
                 ("RWM_UNITS", self.items as u64),
@@ -361,12 +393,16 @@ mod tests {
                 Err(Error::InvalidConfig(_))
             )
         };
-        assert!(bad(HeapConfig::new(1 << 20).unit_size(48)));
-        assert!(bad(HeapConfig::new(1 << 20).unit_size(8)));
-        assert!(bad(HeapConfig::new(256).unit_size(16)));
+        let units = |unit_size| RandomWalkParams {
+            unit_size,
+            ..Default::default()
+        };
+        assert!(bad(HeapConfig::new(1 << 20).random_walk(units(48))));
+        assert!(bad(HeapConfig::new(1 << 20).random_walk(units(8))));
+        assert!(bad(HeapConfig::new(256).random_walk(units(16))));
         // Four segments of 16 units: a segment must hold whole bitmap words.
         assert!(bad(HeapConfig::new(256 << 10)
-            .unit_size(4096)
+            .random_walk(units(4096))
             .max_segment_size(64 << 10)));
     }
 

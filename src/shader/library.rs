@@ -37,6 +37,10 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
         include_str!("../../shaders/random_walk/walk.wgsl"),
     ),
     (
+        "random_walk/bitmap_hooks.wgsl",
+        include_str!("../../shaders/random_walk/bitmap_hooks.wgsl"),
+    ),
+    (
         "random_walk/bitmap.wgsl",
         include_str!("../../shaders/random_walk/bitmap.wgsl"),
     ),
@@ -63,6 +67,10 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
     (
         "queues/index_queue.wgsl",
         include_str!("../../shaders/queues/index_queue.wgsl"),
+    ),
+    (
+        "queues/queue_chunk_count.wgsl",
+        include_str!("../../shaders/queues/queue_chunk_count.wgsl"),
     ),
     (
         "queues/vaq.wgsl",

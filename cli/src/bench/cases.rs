@@ -160,7 +160,7 @@ fn heap_key(cell: &Cell, options: &Options) -> HeapKey {
     let page = if cell.strategy.has_fixed_pages() && cell.test != Test::Init {
         cell.size_hi.max(16).next_power_of_two()
     } else {
-        HeapConfig::new(size).page_size
+        HeapConfig::new(size).random_walk.page_size
     };
     HeapKey {
         strategy: cell.strategy,
@@ -249,8 +249,8 @@ pub(super) fn run(
             drop(engine.take()); // release the old heap's memory before building the next
             let mut config = HeapConfig::new(key.size)
                 .strategy(key.strategy)
-                .page_size(key.page)
                 .watchdog(options.watchdog);
+            config = crate::with_pages(config, key.page, 16);
             if options.growable && key.strategy.supports_growth() {
                 config = config.max_size(key.size * 2);
             }

@@ -158,9 +158,9 @@ fn commit_method(
         let config = HeapConfig::new(options.initial)
             .max_size(options.max)
             .strategy(strategy)
-            .page_size(options.page_size)
             .statistics(Statistics::FailuresOnly)
             .watchdog(options.watchdog);
+        let config = crate::with_pages(config, options.page_size, 16);
         let t = Instant::now();
         let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config)?;
         reserve.push(t.elapsed().as_secs_f64() * 1e3);

@@ -5,7 +5,10 @@ use super::harness::{Harness, TALLY_BAD_INPUT, TALLY_CORRUPTED, TALLY_OK};
 use super::{all, heap_config, Options};
 use crate::Error;
 use gpu_heap::Error as HeapError;
-use gpu_heap::{Gpu, GpuHeap, SegmentBinding, Strategy};
+use gpu_heap::{
+    Gpu, GpuHeap, HeapConfig, OuroborosParams, RandomWalkParams, SegmentBinding, Strategy,
+    TBuddyParams,
+};
 
 pub(super) fn device_bad_input(
     gpu: &Gpu,
@@ -113,30 +116,11 @@ pub(super) fn host_bad_input(
         GpuHeap::with_config(device, queue, too_many.size(8 << 20)),
         |e| matches!(e, HeapError::TooLarge { .. }),
     );
-    if strategy.has_fixed_pages() {
-        expect(
-            "page size 48",
-            GpuHeap::with_config(device, queue, base.clone().page_size(48)),
-            |e| matches!(e, HeapError::InvalidConfig(_)),
-        );
-    }
     if !strategy.supports_growth() {
         expect(
             "a growable heap of a strategy without growth hooks",
             GpuHeap::with_config(device, queue, base.clone().max_size(2 * base.size)),
             |e| matches!(e, HeapError::GrowthUnsupported { .. }),
-        );
-    }
-    if strategy == Strategy::RwMalloc {
-        expect(
-            "unit size 48",
-            GpuHeap::with_config(device, queue, base.clone().unit_size(48)),
-            |e| matches!(e, HeapError::InvalidConfig(_)),
-        );
-        expect(
-            "unit size 8",
-            GpuHeap::with_config(device, queue, base.clone().unit_size(8)),
-            |e| matches!(e, HeapError::InvalidConfig(_)),
         );
     }
     // A device without binding arrays, asked for a binding array of segments.
@@ -159,6 +143,7 @@ pub(super) fn host_bad_input(
         GpuHeap::with_config(&bare, &bare_queue, arrays.size(4 << 20)),
         |e| matches!(e, HeapError::MissingFeatures { .. }),
     );
+    bad_parameters(gpu, &base, checks)?;
     // A pipeline layout that would put a user's layout at the heap's index, or two at one.
     let heap = GpuHeap::with_config(device, queue, base)?;
     let user = gpu_heap::buffer_group_layout(
@@ -178,6 +163,69 @@ pub(super) fn host_bad_input(
             Err(HeapError::BindGroupIndexTaken { .. }) => {}
             Err(e) => checks.problems.push(format!("{what}: wrong error: {e}")),
             Ok(_) => checks.problems.push(format!("{what}: accepted")),
+        }
+    }
+    Ok(())
+}
+
+/// Every family's parameters, one bad value at a time: the strategy refuses the value with a
+/// typed error where it reads it, and otherwise the heap is the same as without it (a bad
+/// value is never planned into a heap).
+fn bad_parameters(gpu: &Gpu, base: &HeapConfig, checks: &mut Checks) -> crate::Result<()> {
+    let (limits, features) = (gpu.device.limits(), gpu.device.features());
+    let module = |config: &HeapConfig| gpu_heap::flatten(config, &limits, features);
+    let reference = module(base)?;
+    let walk = |page_size, unit_size| RandomWalkParams {
+        page_size,
+        unit_size,
+    };
+    let good = base.random_walk;
+    let ouro = OuroborosParams::default();
+    let bad = [
+        (
+            "page size 48",
+            base.clone().random_walk(walk(48, good.unit_size)),
+        ),
+        (
+            "unit size 48",
+            base.clone().random_walk(walk(good.page_size, 48)),
+        ),
+        (
+            "unit size 8",
+            base.clone().random_walk(walk(good.page_size, 8)),
+        ),
+        (
+            "leaf size 48",
+            base.clone().tbuddy(TBuddyParams { leaf_size: 48 }),
+        ),
+        (
+            "chunk size 3000",
+            base.clone().ouroboros(OuroborosParams {
+                chunk_size: 3000,
+                ..ouro
+            }),
+        ),
+        (
+            "smallest page 24",
+            base.clone().ouroboros(OuroborosParams {
+                min_page_size: 24,
+                ..ouro
+            }),
+        ),
+        (
+            "largest malloc 100000",
+            base.clone().ouroboros(OuroborosParams {
+                max_alloc: 100_000,
+                ..ouro
+            }),
+        ),
+    ];
+    for (what, config) in bad {
+        match module(&config) {
+            Err(HeapError::InvalidConfig(_)) => {}
+            Err(e) => checks.problems.push(format!("{what}: wrong error: {e}")),
+            Ok(text) if text != reference => checks.problems.push(format!("{what}: accepted")),
+            Ok(_) => {}
         }
     }
     Ok(())

@@ -7,15 +7,37 @@ use super::{all, Options, REFILL_FRACTION, UTILISATION_HEAP, UTILISATION_ROUND};
 use gpu_heap::Failures;
 use gpu_heap::Gpu;
 use gpu_heap::HeapLayout;
-use gpu_heap::{HeapConfig, Strategy};
+use gpu_heap::{HeapConfig, Packing, Strategy};
 
 /// The heap that the utilisation and free-all scenarios fill with 16-byte blocks.
 pub(super) fn filled_heap(strategy: Strategy, options: &Options) -> HeapConfig {
-    HeapConfig::new(UTILISATION_HEAP)
+    let config = HeapConfig::new(UTILISATION_HEAP)
         .strategy(strategy)
-        .page_size(options.page_size)
-        .unit_size(options.unit_size)
-        .watchdog(options.watchdog)
+        .watchdog(options.watchdog);
+    crate::with_pages(config, options.page_size, options.unit_size)
+}
+
+/// The size a heap of segments is filled with: the largest malloc where blocks are slots, a
+/// size that does not divide a segment where they are placed end to end (so that blocks
+/// meet its end), and a run of 32 units where they are runs.
+pub(super) fn filling_size(strategy: Strategy, max_alloc: u32) -> u32 {
+    match strategy.packing() {
+        Packing::EndToEnd => 3000,
+        Packing::Runs => 512,
+        _ => max_alloc,
+    }
+}
+
+/// Whether `ok` successful mallocs fill a heap of `segments` segments whose capacity is
+/// `capacity`: exactly for slots, less at most one per segment boundary end to end, and
+/// within 10 % for runs (what the concurrent walks leave between runs).
+pub(super) fn filled_enough(strategy: Strategy, ok: u64, capacity: u64, segments: u64) -> bool {
+    ok <= capacity
+        && match strategy.packing() {
+            Packing::EndToEnd => ok + segments > capacity,
+            Packing::Runs => ok * 10 >= capacity * 9,
+            _ => ok == capacity,
+        }
 }
 
 /// The layout of a heap to fill, and slots for more blocks of 16 bytes than it holds (the

@@ -96,15 +96,12 @@ pub(super) fn exhaustion(
     // free memory, blocks meet segment boundaries, and the fallback binding is exercised.
     let config = HeapConfig::new(1 << 20)
         .strategy(strategy)
-        .page_size(options.page_size.min(4096))
         .max_segment_size(256 << 10)
         .segment_binding(SegmentBinding::Separate)
         .watchdog(options.watchdog);
+    let config = crate::with_pages(config, options.page_size.min(4096), options.unit_size);
     let layout_probe = HeapLayout::for_device(&config, &gpu.device)?;
-    let size = match strategy {
-        Strategy::Bump => 3000, // not a divisor of a segment: blocks meet its end
-        _ => layout_probe.max_alloc,
-    };
+    let size = super::filling::filling_size(strategy, layout_probe.max_alloc);
     let capacity = layout_probe.capacity_for(size);
     let n = (capacity + capacity / 2) as u32;
     let h = Harness::new(gpu, config, n)?;
@@ -118,17 +115,15 @@ pub(super) fn exhaustion(
         h.verify(p)?;
         let (tally, _) = checks.placement_and_tally(&h, pass)?;
         let ok = tally[TALLY_OK] as u64;
-        if strategy == Strategy::Bump {
-            // A block abandoned at a segment's end costs at most one block per boundary.
-            checks.expect(ok <= capacity && ok + segments > capacity, || {
+        checks.expect(
+            super::filling::filled_enough(strategy, ok, capacity, segments),
+            || {
                 format!(
-                    "{pass}: {ok} allocations, expected {capacity} minus at most {} at segment ends",
-                    segments - 1
+                    "{pass}: {ok} successful mallocs of a capacity of {capacity} ({:?} packing)",
+                    strategy.packing()
                 )
-            });
-        } else {
-            checks.equal(&format!("{pass}: successful mallocs"), ok, capacity);
-        }
+            },
+        );
         let failures = h.heap.stats()?.failures.since(&before);
         checks.equal(
             &format!("{pass}: NULLs counted as out of memory"),

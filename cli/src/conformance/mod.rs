@@ -250,9 +250,8 @@ pub fn run(gpu: &Gpu, strategy: Strategy, scenario: Scenario, options: &Options)
 fn heap_config(strategy: Strategy, options: &Options) -> HeapConfig {
     let mut c = HeapConfig::new(options.heap_size)
         .strategy(strategy)
-        .page_size(options.page_size)
-        .unit_size(options.unit_size)
         .watchdog(options.watchdog);
+    c = crate::with_pages(c, options.page_size, options.unit_size);
     if let Some(max) = options.max_segment_size {
         c = c.max_segment_size(max);
     }

@@ -23,9 +23,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
-    let config = HeapConfig::new(args.heap_size)
-        .strategy(args.strategy)
-        .page_size(args.page_size);
+    let config = HeapConfig::new(args.heap_size).strategy(args.strategy);
+    let config = gpu_heap_cli::with_pages(config, args.page_size, 16);
     let text = match args.adapter.adapter {
         Some(name) => {
             let gpu = Gpu::open(Some(&name))?;

@@ -209,6 +209,8 @@ fn ct_should_move(k: u32, pos: u32, back: u32, full_at_front: bool) -> bool {
 #else
 // ---- virtualized log -------------------------------------------------------------------
 
+#include "../queues/queue_chunk_count.wgsl"
+
 fn ct_chunk_start(pos: u32) -> u32 {
     return pos & ~(OURO_QC_ITEMS - 1u);
 }

@@ -40,9 +40,6 @@ fn ouro_queue_info(q: u32) -> u32 {
 #include "../queues/index_queue.wgsl"
 #include "chunks.wgsl"
 #include "spill.wgsl"
-#ifdef OURO_VIRTUAL_QUEUES
-#include "../queues/queue_chunk_count.wgsl"
-#endif
 #ifdef OURO_QUEUE_VA
 #include "../queues/vaq.wgsl"
 #endif

@@ -38,6 +38,7 @@
 // unfinished; the caller counts it (OQ_FAIL_SEARCH for enqueues, OURO_EV_STRANDED for
 // dequeues) and conformance asserts that no enqueue's does.
 
+#include "queue_chunk_count.wgsl"
 #include "vlq_links.wgsl"
 
 

@@ -105,23 +105,9 @@ fn ouro_p_produce(k: u32, retire: u32) -> HeapAlloc {
     let pu = ouro_page_units(k);
     var added = 0u;
     if (got || positions_first) {
-        // One loop (one inlined enqueue) for pages and for abandoned positions. A standard
-        // queue first takes the pages 32 at a time with one try each (oq_try_put_run), so
-        // that the producer, which the whole class may be waiting on, does not pay an atomic
-        // round trip per page; the loop puts what that pass left.
-        let tried_first = stamped && !cq_virtual(k);
+        // One loop (one inlined enqueue) for pages and for abandoned positions.
         var cursor = OURO_NO_CHUNK;
-        var put = 0u;
         for (var i = 1u; i < batch; i++) {
-            let bit = (i - 1u) & 31u;
-            if (bit == 0u && tried_first) {
-                let n = min(32u, batch - i);
-                put = oq_try_put_run(k, pos + i - 1u, heap_handle_of(first + i * pu), pu, n);
-            }
-            if (((put >> bit) & 1u) != 0u) {
-                added++;
-                continue;
-            }
             var item = OQ_VOID;
             if (stamped) {
                 item = heap_handle_of(first + i * pu);

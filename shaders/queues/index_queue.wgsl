@@ -8,8 +8,6 @@
 //   oq_enqueue(q, item) -> bool        put one item at a new back position
 //   oq_reserve_back(q, k) -> u32       k consecutive back positions for oq_put_at
 //   oq_put_at(q, pos, item) -> bool    write item into a reserved position
-//   oq_try_put_run(q, pos, item, step, n) -> u32
-//                                      try n items at n reserved positions in one pass
 //   oq_dequeue(q) -> u32               item at a new front position, or OQ_EMPTY
 //
 // Slot values: OQ_EMPTY (0) is the deletion marker, so the zero-filled ring the host makes
@@ -20,7 +18,7 @@
 //   - The caller takes a unit of the fill count before it dequeues and signals it after it
 //     enqueues, so a dequeuer's position has been, or is being, given an item.
 //   - Ring capacity (a power of two, positions are u32 counters that wrap with it) is at
-//     least the number of items the queue can ever hold (src/ouroboros/mod.rs sizes it), so an
+//     least the number of items the queue can ever hold (src/ouroboros.rs sizes it), so an
 //     enqueuer does not meet a previous lap's item, except behind a dequeuer stalled for a
 //     whole lap; it then waits, bounded.
 //   - A dequeuer that waits OQ_SLOT_WAIT rounds for its slot marks it OQ_SKIP with a CAS
@@ -97,39 +95,6 @@ fn oq_put_at(q: u32, first_pos: u32, item: u32) -> bool {
         pos = oq_reserve_back(q, 1u);
     }
     return oq_failed(OQ_FAIL_MOVES);
-}
-
-// One compare-exchange of an empty slot at `pos` to `item`: 1 if it went in.
-fn oq_try_put(q: u32, pos: u32, item: u32) -> u32 {
-    return u32(atomicCompareExchangeWeak(&heap_meta[oq_slot(q, pos)], OQ_EMPTY, item).exchanged);
-}
-
-// Tries `count` (at most 32) items first_item + i * step at the reserved positions
-// first_pos + i, each once, and returns a bit per item that went in; the caller puts the
-// others with oq_put_at's bounded wait. Eight compare-exchanges are issued before any of
-// their results is used: a producer that fills hundreds of positions waits for one atomic
-// round trip per eight instead of one per item. Loops: count / 8 groups, at most 8 tries
-// in the last.
-fn oq_try_put_run(q: u32, first_pos: u32, first_item: u32, step: u32, count: u32) -> u32 {
-    var put = 0u;
-    var g = 0u;
-    for (; g + 8u <= count; g += 8u) {
-        let p = first_pos + g;
-        let it = first_item + g * step;
-        let bits = oq_try_put(q, p, it)
-            | (oq_try_put(q, p + 1u, it + step) << 1u)
-            | (oq_try_put(q, p + 2u, it + 2u * step) << 2u)
-            | (oq_try_put(q, p + 3u, it + 3u * step) << 3u)
-            | (oq_try_put(q, p + 4u, it + 4u * step) << 4u)
-            | (oq_try_put(q, p + 5u, it + 5u * step) << 5u)
-            | (oq_try_put(q, p + 6u, it + 6u * step) << 6u)
-            | (oq_try_put(q, p + 7u, it + 7u * step) << 7u);
-        put |= bits << g;
-    }
-    for (; g < count; g++) {
-        put |= oq_try_put(q, first_pos + g, first_item + g * step) << g;
-    }
-    return put;
 }
 
 fn oq_enqueue(q: u32, item: u32) -> bool {

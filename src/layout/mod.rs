@@ -200,7 +200,21 @@ impl HeapLayout {
         self.family().init_invocations()
     }
 
-    /// How many allocations of `size` bytes fit in an empty heap.
+    /// How many allocations of `size` bytes fit in an empty heap, as
+    /// [`Strategy::packing`] qualifies it: exact for slots, an upper bound for blocks placed
+    /// end to end or in runs. One more case: the Ouroboros size classes on virtualized
+    /// queues (`ouro-p-va`, `ouro-p-vl`, `ouro-c-va`, `ouro-c-vl`) keep their queues in
+    /// chunks of the heap, as many as the queues need at the time, so this is a lower bound
+    /// there that leaves room for the most they can need; a fill gets up to
+    /// `2 + queue_reserve_chunks()` chunks' worth more.
+    ///
+    /// ```
+    /// use gpu_heap::{HeapConfig, HeapLayout, Strategy};
+    /// let config = HeapConfig::new(64 << 20).strategy(Strategy::RwBm);
+    /// let layout = HeapLayout::for_device(&config, &gpu_heap::Gpu::open(None)?.device)?;
+    /// assert_eq!(layout.capacity_for(256), (64 << 20) / 256);
+    /// # Ok::<(), gpu_heap::Error>(())
+    /// ```
     pub fn capacity_for(&self, size: u32) -> u64 {
         self.family().capacity_for(size, &self.segment_sizes)
     }

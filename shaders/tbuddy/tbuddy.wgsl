@@ -237,24 +237,24 @@ fn tb_split_and_keep(want: u32, level: u32, got: u32, path_in: u32) -> HeapAlloc
     return HeapAlloc(heap_handle_of(unit), TB_LEAF_UNITS << want, HEAP_OK);
 }
 
-// Rounds of one malloc, across all the orders it climbs. Generous: only mallocs that wait
-// behind thousands of others for the same order use many.
-const TB_ROUNDS: u32 = 32768u;
-// Descents per round while a malloc looks for its unit's block, and the words of layer 0
-// it scans every 32nd round (available_tree.wgsl).
-const TB_CLAIM_DESCENTS: u32 = 4u;
-const TB_CLAIM_SCAN_WORDS: u32 = 256u;
-// Scans of the order's words (at most TB_LAST_SCAN_WORDS each, so that one malloc cannot
-// hold a dispatch for long) a malloc makes when its rounds ran out with a unit (claimants
-// racing for the bits it passes can make one scan miss).
-const TB_LAST_SCANS: u32 = 4u;
-const TB_LAST_SCAN_WORDS: u32 = 65536u;
-// Rounds a malloc waits for someone else's batch before it produces one itself: a
-// newcomer's fast path may take the units a waiter reserved, so a waiter could otherwise
-// wait as long as newcomers keep coming.
-const TB_PATIENCE: u32 = 32u;
-
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
+    // Rounds of one malloc, across all the orders it climbs. Generous: only mallocs that
+    // wait behind thousands of others for the same order use many.
+    const TB_ROUNDS = 32768u;
+    // Descents per round while a malloc looks for its unit's block, and the words of layer
+    // 0 it scans every 32nd round (available_tree.wgsl).
+    const TB_CLAIM_DESCENTS = 4u;
+    const TB_CLAIM_SCAN_WORDS = 256u;
+    // Scans of the order's words (at most TB_LAST_SCAN_WORDS each, so that one malloc
+    // cannot hold a dispatch for long) a malloc makes when its rounds ran out with a unit
+    // (claimants racing for the bits it passes can make one scan miss).
+    const TB_LAST_SCANS = 4u;
+    const TB_LAST_SCAN_WORDS = 65536u;
+    // Rounds a malloc waits for someone else's batch before it produces one itself: a
+    // newcomer's fast path may take the units a waiter reserved, so a waiter could
+    // otherwise wait as long as newcomers keep coming.
+    const TB_PATIENCE = 32u;
+
     let want = tb_order_for(size_bytes);
     if (!tb_reserve(1u << want)) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);

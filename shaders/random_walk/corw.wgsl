@@ -39,7 +39,7 @@ const CORW_PASSES: u32 = 32u;
 
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     heap_walk_steps = 0u;
-    let ticket = walk_reserve(1u, RWBM_PAGES);
+    let ticket = walk_reserve_one(RWBM_PAGES);
     // Lanes without a reservation still go through the rounds (as lanes that need
     // nothing), so that every round's subgroup operations see the same lanes.
     var need = ticket != 0u;

@@ -39,7 +39,7 @@ fn rw_handle(page: u32) -> HeapAlloc {
 
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     heap_walk_steps = 0u;
-    let ticket = walk_reserve(1u, RWBM_PAGES);
+    let ticket = walk_reserve_one(RWBM_PAGES);
     if (ticket == 0u) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }

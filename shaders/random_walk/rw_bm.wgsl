@@ -4,12 +4,18 @@
 // The heap is RWBM_PAGES pages of RWBM_PAGE_UNITS units (a power of two, so no page
 // crosses a segment boundary). A malloc of up to one page (HEAP_MAX_ALLOC) takes one page.
 // Each step reads one random word of 32 used bits and claims a zero bit of it if it has
-// one; the expected number of steps is the paper's equation (4) with w = 32.
+// one; the expected number of steps is the paper's equation (4) with w = 32. Our one
+// departure: before its walk, every lane of a subgroup tries the same word, each rotated
+// to a different bit (the word of walk_reserve_one's joint ticket), so that on a heap with
+// room a subgroup's pages share a word and its frees clear them with one atomic
+// (rwbm_clear) where they would touch 32 words. The instrumented build
+// (GPU_HEAP_COUNT_STEPS) leaves that try out, so that TAS measures the paper's walk.
 // Invariants: see bitmap.wgsl.
 //
-// Loops, all bounded: RWBM_RANDOM_STEPS random words; then the summary-guided sweep and,
-// if its hints were stale, a plain sweep of every word (bitmap.wgsl). If a reserved malloc still finds nothing (frees and claims
-// racing past the sweep), it returns the reservation and fails with HEAP_CONTENTION.
+// Loops, all bounded: the subgroup's word, RWBM_RANDOM_STEPS random words; then the
+// summary-guided sweep and, if its hints were stale, a plain sweep of every word
+// (bitmap.wgsl). If a reserved malloc still finds nothing (frees and claims racing past the
+// sweep), it returns the reservation and fails with HEAP_CONTENTION.
 // The lock map of the paper is not used: it serves CoRW's sharing, and one atomicOr per
 // claim already decides a page's owner.
 
@@ -19,11 +25,18 @@ const RWBM_RANDOM_STEPS: u32 = 64u;
 
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     heap_walk_steps = 0u;
-    let ticket = walk_reserve(1u, RWBM_PAGES);
+    let ticket = walk_reserve_one(RWBM_PAGES);
     if (ticket == 0u) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     let words = rwbm_live_words();
+#ifndef GPU_HEAP_COUNT_STEPS
+    // First the subgroup's word, each lane rotated to a different bit.
+    let first = rwbm_claim_in_word(heap_hash(walk_group_ticket) % words, ticket);
+    if (first != WALK_NONE) {
+        return rwbm_handle(first);
+    }
+#endif
     var rng = heap_hash(ticket) | 1u;
     for (var step = 0u; step < RWBM_RANDOM_STEPS; step++) {
         rng = heap_rng_next(rng);

@@ -112,8 +112,46 @@ fn walk_bitmap_trim(bitmap: u32, old_end: u32, to: u32) {
     atomicSub(&heap_meta[WALK_FREE], old_end - to);
 }
 
+// Gives `n` items back to the free count. Where subgroups exist, the lanes of a subgroup
+// that give items back together add them with one atomic: every free does this, and a
+// million frees on one word would wait on each other.
 fn walk_unreserve(n: u32) {
+#ifdef GPU_HEAP_SUBGROUPS
+    let sum = subgroupAdd(n);
+    if (subgroupExclusiveAdd(1u) == 0u) {
+        atomicAdd(&heap_meta[WALK_FREE], sum);
+    }
+#else
     atomicAdd(&heap_meta[WALK_FREE], n);
+#endif
+}
+
+// The ticket of the calling lane's subgroup's joint reservation (its own where it reserved
+// alone): the lanes of a subgroup start their walks at the word it picks, so that their
+// pages land together and their frees touch few words.
+var<private> walk_group_ticket: u32 = 0u;
+
+// Reserves one item of `total` for each calling lane, as walk_reserve(1u, total). Where
+// subgroups exist the lanes of a subgroup reserve together with one atomic, each getting a
+// distinct ticket below the joint one; if the count cannot cover them all, each lane tries
+// alone, so exhaustion stays exact.
+fn walk_reserve_one(total: u32) -> u32 {
+#ifdef GPU_HEAP_SUBGROUPS
+    let rank = subgroupExclusiveAdd(1u);
+    let lanes = subgroupAdd(1u);
+    var joint = 0u;
+    if (rank == 0u) {
+        joint = walk_reserve(lanes, total);
+    }
+    joint = subgroupBroadcastFirst(joint);
+    if (joint != 0u) {
+        walk_group_ticket = joint;
+        return joint - rank;
+    }
+#endif
+    let ticket = walk_reserve(1u, total);
+    walk_group_ticket = ticket;
+    return ticket;
 }
 
 // Called once per walk that ran (a reservation was held), with heap_walk_steps final.

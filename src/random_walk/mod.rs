@@ -74,7 +74,8 @@ pub(crate) struct WalkGeometry {
     pub segment_words: u32,
     /// RW_malloc: largest request in units.
     pub max_items: u32,
-    /// RW_malloc aggregates within subgroups.
+    /// Subgroups exist: reservations and releases of the free count are made per subgroup,
+    /// and RW_malloc aggregates small requests.
     pub subgroups: bool,
     /// Largest malloc in bytes.
     pub max_alloc: u64,
@@ -214,7 +215,7 @@ impl StrategyPlan for WalkGeometry {
     }
 
     fn wgsl(&self, s: &mut String) {
-        if self.compiled == Strategy::RwMalloc && self.subgroups {
+        if self.subgroups {
             let _ = writeln!(s, "#define GPU_HEAP_SUBGROUPS");
         }
         let scalars = [
@@ -387,6 +388,10 @@ mod tests {
         )
         .unwrap();
         assert!(!bare.config_wgsl().contains("GPU_HEAP_SUBGROUPS"));
+        // Every walk reserves and releases per subgroup where subgroups exist.
+        let rw_bm =
+            HeapLayout::plan(&HeapConfig::new(1 << 20).strategy(Strategy::RwBm), &c).unwrap();
+        assert!(rw_bm.config_wgsl().contains("#define GPU_HEAP_SUBGROUPS"));
         let bad = |config: HeapConfig| {
             matches!(
                 HeapLayout::plan(&config.strategy(Strategy::RwMalloc), &c),

@@ -10,7 +10,8 @@
 // subsets of the lanes of a subgroup call the allocator, not only regular masks.
 // round_trip_pass instead mallocs and frees within one dispatch (K rounds per invocation).
 // tally: [0] successful mallocs, [1] NULLs, [2] corrupted allocations, [3] frees that did
-// not return HEAP_OK, [8 + s] NULLs with status s; [16 + j] status of step j of bad_input.
+// not return HEAP_OK, [8 + s] NULLs with status s; [16 + j] status of step j of bad_input,
+// [25] and [26] the outcomes of free_at_once.
 // Loops: K slots per invocation; the pattern loops visit at most 1024 + HEAP_MAX_ALLOC /
 // (4 * 4099) + 1 words of an allocation.
 #include "alloc.wgsl"
@@ -233,4 +234,25 @@ fn bad_input() {
     record(7u);
     free(p);
     record(8u);
+}
+
+var<workgroup> shared_handle: u32;
+
+// One workgroup of 64: its first invocation allocates, then all 64 free that one handle at
+// once. [16 + 9] counts the frees that succeeded, [16 + 10] those reported as invalid.
+@compute @workgroup_size(64)
+fn free_at_once(@builtin(local_invocation_index) lane: u32) {
+    if (lane == 0u) {
+        shared_handle = malloc(16u);
+    }
+    let p = workgroupUniformLoad(&shared_handle);
+    if (p == HEAP_NULL) {
+        return;
+    }
+    free(p);
+    if (heap_status == HEAP_OK) {
+        atomicAdd(&tally[TALLY_BAD_INPUT + 9u], 1u);
+    } else if (heap_status == HEAP_INVALID_FREE) {
+        atomicAdd(&tally[TALLY_BAD_INPUT + 10u], 1u);
+    }
 }

@@ -1,7 +1,7 @@
 //! Bad input on the device (counted, defined outcomes) and on the host (typed errors).
 
 use super::checks::{expect_all_freed, Checks};
-use super::harness::{Harness, TALLY_BAD_INPUT, TALLY_CORRUPTED, TALLY_OK};
+use super::harness::{Harness, TALLY_BAD_INPUT, TALLY_CORRUPTED, TALLY_FREE_AT_ONCE, TALLY_OK};
 use super::{all, heap_config, Options};
 use crate::Error;
 use gpu_heap::Error as HeapError;
@@ -52,6 +52,32 @@ pub(super) fn device_bad_input(
         checks.equal("live after bad input", stats.allocations_live, 0);
     }
     checks.finish(&h, &stats, "bad input")?;
+    // 64 invocations free one allocation at once: one free releases it, and a strategy
+    // that detects double frees reports the other 63 (aggregated frees must not let two
+    // of them succeed).
+    h.clear_tally();
+    h.free_at_once()?;
+    let tally = h.tally()?;
+    let before = stats.failures;
+    let stats = h.heap.stats()?;
+    let (ok, invalid) = if strategy.detects_double_free() {
+        (1, 63)
+    } else {
+        (64, 0)
+    };
+    checks.equal(
+        "one handle freed by 64 invocations at once: succeeded, invalid",
+        (tally[TALLY_FREE_AT_ONCE], tally[TALLY_FREE_AT_ONCE + 1]),
+        (ok, invalid),
+    );
+    checks.equal(
+        "its invalid frees counted",
+        stats.failures.since(&before).invalid_free,
+        invalid as u64,
+    );
+    if strategy.reuses_memory() {
+        checks.equal("live after the frees at once", stats.allocations_live, 0);
+    }
     // The heap still works: a full round of mallocs on the same heap.
     let size = h.heap.layout().max_alloc.min(256);
     h.clear_tally();

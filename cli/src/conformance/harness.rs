@@ -47,6 +47,8 @@ pub(crate) const TALLY_NULL: usize = 1;
 pub(crate) const TALLY_CORRUPTED: usize = 2;
 pub(crate) const TALLY_FREE_FAILED: usize = 3;
 pub(crate) const TALLY_BAD_INPUT: usize = 16;
+/// free_at_once's frees that succeeded, then those reported invalid.
+pub(crate) const TALLY_FREE_AT_ONCE: usize = TALLY_BAD_INPUT + 9;
 const TALLY_WORDS: usize = 32;
 /// Invocations of a one-dimensional dispatch of 64-wide workgroups.
 pub(crate) const MAX_SLOTS: u32 = 65_535 * 64;
@@ -64,6 +66,7 @@ pub(crate) struct Harness {
     free: wgpu::ComputePipeline,
     round_trip: wgpu::ComputePipeline,
     bad_input: wgpu::ComputePipeline,
+    free_at_once: wgpu::ComputePipeline,
     pub slot_count: u32,
     per_invocation: u32,
     watchdog: Duration,
@@ -141,6 +144,7 @@ impl Harness {
             free: pipeline("free_pass")?,
             round_trip: pipeline("round_trip_pass")?,
             bad_input: pipeline("bad_input")?,
+            free_at_once: pipeline("free_at_once")?,
             heap,
             queue: gpu.queue.clone(),
             device,
@@ -248,6 +252,17 @@ impl Harness {
             Params::default(),
             1,
             "conformance bad_input",
+        )
+    }
+
+    /// 64 invocations free one allocation at once; the tally counts the frees that
+    /// succeeded and those reported invalid ([`TALLY_FREE_AT_ONCE`]).
+    pub fn free_at_once(&self) -> Result<()> {
+        self.dispatch(
+            &self.free_at_once,
+            Params::default(),
+            64,
+            "conformance free_at_once",
         )
     }
 

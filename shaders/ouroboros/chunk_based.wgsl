@@ -23,7 +23,7 @@
 // hint (front) and an insertion cursor (back), and tokens are removed where they lie.
 // Standard ring: the cursor may lap the hint; an insertion that meets a live token moves on
 // to the next slot; the ring has twice as many slots as the chunks the class can own
-// (src/ouroboros.rs), so at least half of its slots are free at any time. Virtualized: a
+// (src/ouroboros/), so at least half of its slots are free at any time. Virtualized: a
 // log whose positions only grow, old tokens moved to its back by walkers (chunk_tokens.wgsl).
 // OURO_CB_POS + c holds the position of c's token in either.
 //
@@ -353,7 +353,7 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             waiting_on_pages = true;
             // The page the unit stands for is out of sight (a walker's momentary decrement
             // hides it, or its token is still being placed): give the unit back; after a
-            // few such misses, help instead of waiting on (DESIGN.md, the progress rule).
+            // few such misses, help instead of waiting on (the progress rule).
             bsem_signal(qm, 1u, 0u);
             ouro_count(OURO_EV_MISSED);
             spread += 1u;

@@ -224,7 +224,7 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
                 return ouro_grant(heap_unit_of(v), ouro_page_units(k));
             }
             // Gave up on a late slot: its page moves elsewhere; give the unit back. After a
-            // few such misses, help instead of waiting on (DESIGN.md, the progress rule),
+            // few such misses, help instead of waiting on (the progress rule),
             // unless batches are being filled: their pages are on their way, and helping
             // then only over-produces (on virtualized queues that takes the queue chunks
             // the pages need).

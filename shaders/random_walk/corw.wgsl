@@ -4,7 +4,7 @@
 // no lane walks much longer than its neighbours (WAS close to TAS).
 //
 // Selected only where the device has wgpu::Features::SUBGROUP; elsewhere the host plans
-// corw as RW-BM (src/random_walk.rs). Uses subgroupBallot, subgroupExclusiveAdd and
+// corw as RW-BM (src/random_walk/mod.rs). Uses subgroupBallot, subgroupExclusiveAdd and
 // subgroupShuffle, without an `enable` line (naga 30 rejects `enable subgroups;`).
 //
 // One round: every lane holding a reservation reads one random bitmap word (a step), also

@@ -6,7 +6,6 @@
 //   WALK_STEPS..+1   64-bit total of walk steps       (GPU_HEAP_COUNT_STEPS builds only)
 //   WALK_WALKS..+1   64-bit count of finished walks   (GPU_HEAP_COUNT_STEPS builds only)
 //   WALK_STATE..     the strategy's flags or bitmaps
-// Keep in sync with src/random_walk.rs (WALK_* there).
 //
 // A step is one read of the walk's state: one flag for RW, one 32-page bitmap word for
 // RW-BM, CoRW and RW_malloc (Pham & Tu count steps the same way for TAS and WAS).

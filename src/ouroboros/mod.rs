@@ -1,7 +1,7 @@
 //! Host-side planning of the Ouroboros strategies: chunk geometry, size classes, and where
 //! each queue lives in `heap_meta`. Written into the generated WGSL configuration.
 //!
-//! heap_meta layout (u32 words), keep in sync with shaders/ouroboros/*.wgsl:
+//! heap_meta layout (u32 words), declared here and generated into the WGSL (codegen.rs):
 //!
 //! ```text
 //!   0 .. 15                 statistics (core/stats.wgsl)

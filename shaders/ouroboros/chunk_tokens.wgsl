@@ -64,7 +64,7 @@
 //     validation and its CAS while the whole chunk is drained, released and reused for user
 //     data holding the token's value: as with the paper's safety distance, a heuristic.
 //   - VAQ: a position is inserted only if it lies within the pointer array's span from the
-//     front (ouro_vaq_mask + 1 slots, sized for four walks in src/ouroboros/mod.rs), so a lap
+//     front (ouro_vaq_mask + 1 slots, sized for four walks in src/ouroboros/), so a lap
 //     never reaches a chunk still in use; an insertion beyond it fails.
 //
 // Positions are u32 and compared by difference, except in the hint's atomicMin (an

@@ -8,7 +8,7 @@
 //
 // What growth needs here: every table (chunk info, live bits, rings, chunk limits, the
 // chunk-based front end's per-chunk words, the linked queues' per-chunk words) is planned
-// for the reserved maximum (src/ouroboros/mod.rs plans for HeapLayout::bytes, the maximum), and
+// for the reserved maximum (src/ouroboros/ plans for HeapLayout::bytes, the maximum), and
 // the chunk manager hands out fresh chunks below the committed end only (chunks.wgsl,
 // ouro_chunk_end). So growing only has to make the chunks from the old end on fresh:
 // OURO_FRESH may sit above the old end (a run that straddled it, chunks.wgsl), while no

@@ -18,7 +18,7 @@
 //   - The caller takes a unit of the fill count before it dequeues and signals it after it
 //     enqueues, so a dequeuer's position has been, or is being, given an item.
 //   - Ring capacity (a power of two, positions are u32 counters that wrap with it) is at
-//     least the number of items the queue can ever hold (src/ouroboros/mod.rs sizes it), so an
+//     least the number of items the queue can ever hold (src/ouroboros/ sizes it), so an
 //     enqueuer does not meet a previous lap's item, except behind a dequeuer stalled for a
 //     whole lap; it then waits, bounded.
 //   - A dequeuer that waits OQ_SLOT_WAIT rounds for its slot marks it OQ_SKIP with a CAS

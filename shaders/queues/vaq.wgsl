@@ -29,7 +29,7 @@
 //     the next chunk ahead of need after others filled and drained it) would leave a chunk
 //     that no position will ever consume, lost to the heap; such a claim is dropped.
 //   - The pointer array spans at least twice the items the queue can hold
-//     (src/ouroboros/mod.rs), so the next lap never reaches a chunk still in use.
+//     (src/ouroboros/), so the next lap never reaches a chunk still in use.
 //   - A queue chunk is zeroed (all OQ_EMPTY), and that has taken effect, before its
 //     pointer is published (ouro_queue_chunk_ready, ouroboros/chunks.wgsl). One
 //     invocation installs the storage of a slot's lap: the one whose CAS claims the empty

@@ -44,11 +44,12 @@
 //     the old value); until then E's overflow has left the word (modulo 2^32), which only
 //     skews who produces. R never carries into E.
 //
-// Progress rule (docs/architecture.md): nothing here loops. bsem_step does one bounded piece of work
-// per call; the caller drives it from its own bounded loop and puts its batch production
-// inside the same loop, so that invocations of one SIMD group that wait (lanes still in the
-// loop) do not block the lane producing the batch (see docs/architecture.md: a spin loop whose
-// critical section sits outside the loop hangs, one with it inside completes).
+// Progress rule (docs/architecture.md): nothing here loops. bsem_step does one bounded
+// piece of work per call; the caller drives it from its own bounded loop and puts its batch
+// production inside the same loop, so that invocations of one SIMD group that wait (lanes
+// still in the loop) do not block the lane producing the batch (see docs/architecture.md: a
+// spin loop whose critical section sits outside the loop hangs, one with it inside
+// completes).
 //
 // Orderings: all WGSL atomics are relaxed. Producers write the units' storage (queue slots)
 // before they signal; consumers still wait, bounded, for a slot's content (queues/).

@@ -1,7 +1,5 @@
 //! `GpuHeap`: owns the heap's buffers, its bind group, and its init pass.
 
-use std::num::NonZeroU32;
-
 use crate::config::HeapConfig;
 use crate::error::{Error, Result};
 use crate::gpu;
@@ -92,27 +90,9 @@ impl GpuHeap {
             mapped_at_creation: false,
         });
 
-        let storage_entry = |binding: u32, count: Option<NonZeroU32>| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count,
-        };
-        let n = layout.segment_count();
-        let entries: Vec<_> = (0u32..)
-            .zip(layout.bindings())
-            .map(|(binding, b)| match b {
-                HeapBinding::SegmentArray { .. } => storage_entry(binding, NonZeroU32::new(n)),
-                _ => storage_entry(binding, None),
-            })
-            .collect();
         let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("gpu-heap"),
-            entries: &entries,
+            entries: &layout.bind_group_layout_entries(),
         });
         let bind_group = build_bind_group(
             device,

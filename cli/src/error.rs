@@ -31,5 +31,18 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// The process exit code for this error: 2 for a usage error (options that cannot run,
+    /// result files that do not merge), as clap uses for arguments it cannot parse; 3 for a
+    /// set-up failure (no adapter, a heap or GPU resource the device refused, a file). A
+    /// run whose checks fail exits with 1.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::InvalidOptions(_) | Error::IncomparableResults(_) => 2,
+            Error::Heap(_) | Error::Gpu { .. } | Error::Io { .. } => 3,
+        }
+    }
+}
+
 /// Shorthand for results of the tools.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -82,10 +82,33 @@ fn merges_one_run_and_refuses_another_adapter() {
         .args(["bench-report", &a, &other])
         .output()
         .unwrap();
-    assert!(!refused.status.success(), "merged results of two adapters");
     let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "a usage error: {err}");
     assert!(err.contains("results that do not compare"), "{err}");
+
+    let missing = Command::new(bin)
+        .args(["bench-report"])
+        .arg(dir.join("missing.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(3), "a set-up failure: {err}");
+    assert!(err.contains("missing.json"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Arguments clap cannot accept exit with 2, as the tools' own usage errors do.
+#[test]
+fn zero_counts_are_usage_errors() {
+    let bin = env!("CARGO_BIN_EXE_gpu-heap");
+    for args in [
+        &["conformance", "--slots", "0"][..],
+        &["conformance", "--heap-size", "0"],
+        &["bench", "--rounds", "0"],
+    ] {
+        let out = Command::new(bin).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
 }
 
 #[test]

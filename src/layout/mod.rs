@@ -9,6 +9,8 @@
 mod codegen;
 mod segments;
 
+use std::num::NonZeroU32;
+
 use crate::config::{Statistics, Strategy};
 use crate::ouroboros::OuroGeometry;
 use crate::random_walk::WalkGeometry;
@@ -144,6 +146,41 @@ impl HeapLayout {
             }
         }
         bindings
+    }
+
+    /// The entries of the heap's bind group layout, binding `i` at index `i`, as
+    /// [`GpuHeap::bind_group_layout`](crate::GpuHeap::bind_group_layout) was made from them:
+    /// for engines that build their own layouts from entries (Bevy's pipeline cache, say).
+    /// All are read-write storage buffers visible to compute shaders.
+    ///
+    /// ```
+    /// use gpu_heap::{Gpu, HeapConfig, HeapLayout};
+    /// let gpu = Gpu::open(None)?;
+    /// let layout = HeapLayout::for_device(&HeapConfig::new(16 << 20), &gpu.device)?;
+    /// let entries = layout.bind_group_layout_entries();
+    /// assert_eq!(entries[0].binding, 0); // heap_meta
+    /// # Ok::<(), gpu_heap::Error>(())
+    /// ```
+    pub fn bind_group_layout_entries(&self) -> Vec<wgpu::BindGroupLayoutEntry> {
+        let entry = |binding: u32, count: Option<NonZeroU32>| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count,
+        };
+        (0u32..)
+            .zip(self.bindings())
+            .map(|(binding, b)| match b {
+                HeapBinding::SegmentArray { .. } => {
+                    entry(binding, NonZeroU32::new(self.segment_count()))
+                }
+                _ => entry(binding, None),
+            })
+            .collect()
     }
 
     /// The family's plan behind the strategy seam.

@@ -16,7 +16,9 @@ use clap::{Parser, Subcommand};
 #[derive(Parser)]
 #[command(
     version,
-    about = "A portable GPU memory allocator for WGSL: tools and conformance suite"
+    about = "A portable GPU memory allocator for WGSL: tools and conformance suite",
+    after_help = "Exit status: 0 success, 1 checks failed (conformance, TAS), 2 usage error, \
+                  3 set-up failure (no usable adapter, a heap or file that could not be made)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -27,7 +29,7 @@ struct Cli {
 enum Command {
     /// Print the adapter, backend, driver and the limits and features that matter.
     Info(info::Args),
-    /// Run the conformance suite; exits non-zero if any scenario fails.
+    /// Run the conformance suite; exits with 1 if any scenario fails.
     Conformance(conformance::Args),
     /// Run the benchmark suite (the survey's test cases) for every strategy.
     Bench(bench::Args),
@@ -57,7 +59,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(e.exit_code())
         }
     }
 }

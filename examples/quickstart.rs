@@ -37,7 +37,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let group = gpu_heap::buffer_group(&gpu.device, "quickstart", &layout, &[&sums]);
     let pipeline = heap.compute_pipeline("quickstart", &module, "main", &[(1, &layout)])?;
 
-    // 5. Dispatch with the heap's bind group at its index, under a watchdog.
+    // 5. Compile it now: some drivers (lavapipe) compile on the first dispatch, which would
+    //    count against that dispatch's watchdog. Then dispatch with the heap's bind group at
+    //    its index, under a watchdog.
+    let timeout = std::time::Duration::from_secs(60);
+    heap.warm_up(
+        &pipeline,
+        &[(1, &group)],
+        std::time::Duration::from_secs(600),
+    )?;
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -46,7 +54,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pass.set_bind_group(1, &group, &[]);
         pass.dispatch_workgroups(INVOCATIONS.div_ceil(64), 1, 1);
     }
-    let timeout = std::time::Duration::from_secs(60);
     gpu_heap::submit_and_wait(&gpu.device, &gpu.queue, encoder, timeout, "quickstart")?;
 
     // 6. Check every sum, then read the heap's statistics.

@@ -289,6 +289,46 @@ impl GpuHeap {
         }
     }
 
+    /// Compiles `pipeline` now rather than in its first real dispatch: some drivers compile a
+    /// pipeline when it is first dispatched, not when it is created (lavapipe takes seconds,
+    /// and up to minutes for the Ouroboros strategies' shaders), which would count against
+    /// the first dispatch's own watchdog or timing. This dispatches it over zero
+    /// workgroups, so nothing of it runs, and waits up to `timeout` for the driver.
+    /// `others` are the pipeline's other bind groups with their indices; the heap's own is
+    /// set here.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use gpu_heap::{Gpu, GpuHeap, HeapConfig};
+    /// let gpu = Gpu::open(None)?;
+    /// let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, HeapConfig::new(1 << 20))?;
+    /// let source = "#include \"alloc.wgsl\"
+    /// @compute @workgroup_size(64) fn main() { free(malloc(16u)); }";
+    /// let module = heap.create_shader_module("warm.wgsl", source)?;
+    /// let pipeline = heap.compute_pipeline("warm", &module, "main", &[])?;
+    /// heap.warm_up(&pipeline, &[], Duration::from_secs(600))?;
+    /// assert_eq!(heap.stats()?.malloc_calls, 0); // nothing ran
+    /// # Ok::<(), gpu_heap::Error>(())
+    /// ```
+    pub fn warm_up(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        others: &[(u32, &wgpu::BindGroup)],
+        timeout: std::time::Duration,
+    ) -> Result<()> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(self.bind_group_index(), &self.bind_group, &[]);
+            for &(index, group) in others {
+                pass.set_bind_group(index, group, &[]);
+            }
+            pass.dispatch_workgroups(0, 1, 1);
+        }
+        gpu::submit_and_wait(&self.device, &self.queue, encoder, timeout, "warm-up")
+    }
+
     /// Frees everything: zeroes the metadata and statistics and reruns the init pass.
     /// Handles from before the reset must not be used again.
     pub fn reset(&self) -> Result<()> {

@@ -46,6 +46,9 @@ pub(crate) const TALLY_OK: usize = 0;
 pub(crate) const TALLY_NULL: usize = 1;
 pub(crate) const TALLY_CORRUPTED: usize = 2;
 pub(crate) const TALLY_FREE_FAILED: usize = 3;
+/// How long a driver may take to compile one of the kernels (lavapipe compiles on the
+/// first dispatch, for minutes with the Ouroboros strategies).
+const COMPILE_BUDGET: std::time::Duration = std::time::Duration::from_secs(900);
 pub(crate) const TALLY_BAD_INPUT: usize = 16;
 /// free_at_once's frees that succeeded, then those reported invalid.
 pub(crate) const TALLY_FREE_AT_ONCE: usize = TALLY_BAD_INPUT + 9;
@@ -137,7 +140,12 @@ impl Harness {
         );
         let group = buffer_group(&device, "conformance", &layout, &[&params, &slots, &tally]);
         let module = crate::kernels::module(&heap, "conformance/kernels.wgsl")?;
-        let pipeline = |entry: &str| heap.compute_pipeline(entry, &module, entry, &[(1, &layout)]);
+        // Each pipeline is compiled here, outside the watchdog of the dispatches under test.
+        let pipeline = |entry: &str| -> Result<wgpu::ComputePipeline> {
+            let pipeline = heap.compute_pipeline(entry, &module, entry, &[(1, &layout)])?;
+            heap.warm_up(&pipeline, &[(1, &group)], COMPILE_BUDGET)?;
+            Ok(pipeline)
+        };
         Ok(Harness {
             alloc: pipeline("alloc_pass")?,
             verify: pipeline("verify_pass")?,

@@ -62,9 +62,20 @@ impl Kernel {
         kinds: &[wgpu::BufferBindingType],
     ) -> Kernel {
         let module = heap.create_shader_module(entry, source).unwrap();
+        Kernel::from_module(gpu, heap, &module, entry, kinds)
+    }
+
+    /// As [`Kernel::new`], from a module made elsewhere (composed by another tool, say).
+    pub fn from_module(
+        gpu: &Gpu,
+        heap: &GpuHeap,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        kinds: &[wgpu::BufferBindingType],
+    ) -> Kernel {
         let layout = gpu_heap::buffer_group_layout(&gpu.device, entry, kinds);
         let pipeline = heap
-            .compute_pipeline(entry, &module, entry, &[(1, &layout)])
+            .compute_pipeline(entry, module, entry, &[(1, &layout)])
             .unwrap();
         Kernel {
             pipeline,

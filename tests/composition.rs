@@ -1,0 +1,74 @@
+//! The heap's WGSL composed by other tools: its flattened module (`GpuHeap::flatten`)
+//! imported through naga_oil, as Bevy composes shaders, and run.
+
+mod common;
+
+use std::borrow::Cow;
+
+use common::{Kernel, RW};
+use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+use naga_oil::compose::{ComposableModuleDescriptor, Composer, NagaModuleDescriptor};
+
+/// Each invocation allocates, writes, reads back through the heap and frees.
+const USER: &str = r#"
+#import gpu_heap::{malloc, free, heap_store, heap_load}
+
+@group(1) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let p = malloc(16u);
+    if (p == 0u) {
+        out[id.x] = 0xffffffffu;
+        return;
+    }
+    heap_store(p, 3u, id.x * 3u + 1u);
+    out[id.x] = heap_load(p, 3u);
+    free(p);
+}
+"#;
+
+#[test]
+fn naga_oil_imports_the_flattened_module() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    for strategy in [Strategy::RwBm, Strategy::OuroPS, Strategy::TBuddy] {
+        let config = HeapConfig::new(4 << 20)
+            .strategy(strategy)
+            .watchdog(common::WATCHDOG);
+        let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        // naga_oil validates with the capabilities it is given; the device's own validation
+        // of the composed module follows in create_shader_module.
+        let mut composer = Composer::default().with_capabilities(naga::valid::Capabilities::all());
+        composer
+            .add_composable_module(ComposableModuleDescriptor {
+                source: &heap.flatten().unwrap(),
+                file_path: "gpu_heap.wgsl",
+                as_name: Some("gpu_heap".into()),
+                ..Default::default()
+            })
+            .unwrap_or_else(|e| panic!("{strategy}: {e:?}"));
+        let naga_module = composer
+            .make_naga_module(NagaModuleDescriptor {
+                source: USER,
+                file_path: "user.wgsl",
+                ..Default::default()
+            })
+            .unwrap_or_else(|e| panic!("{strategy}: {e:?}"));
+        let module = gpu
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("naga_oil user"),
+                source: wgpu::ShaderSource::Naga(Cow::Owned(naga_module)),
+            });
+        let kernel = Kernel::from_module(&gpu, &heap, &module, "main", &[RW]);
+        let n = 64 * 64;
+        let out = common::storage(&gpu, "out", n as u64 * 4);
+        kernel.run(&gpu, &heap, &[&out], n / 64);
+        let got = common::read_words(&gpu, &out, n as u64);
+        let wrong = (0..n).filter(|&i| got[i as usize] != i * 3 + 1).count();
+        assert_eq!(wrong, 0, "{strategy}: wrong words");
+        let stats = heap.stats().unwrap();
+        assert_eq!(stats.malloc_calls, n as u64, "{strategy}");
+        assert_eq!(stats.allocations_live, 0, "{strategy}");
+    }
+}

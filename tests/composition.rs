@@ -1,5 +1,5 @@
 //! The heap's WGSL composed by other tools: its flattened module (`GpuHeap::flatten`)
-//! imported through naga_oil, as Bevy composes shaders, and run.
+//! imported through naga_oil, as Bevy composes shaders, and as a WESL module, and run.
 
 mod common;
 
@@ -9,10 +9,9 @@ use common::{Kernel, RW};
 use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
 use naga_oil::compose::{ComposableModuleDescriptor, Composer, NagaModuleDescriptor};
 
-/// Each invocation allocates, writes, reads back through the heap and frees.
+/// Each invocation allocates, writes, reads back through the heap and frees (after the
+/// import line of each tool).
 const USER: &str = r#"
-#import gpu_heap::{malloc, free, heap_store, heap_load}
-
 @group(1) @binding(0) var<storage, read_write> out: array<u32>;
 
 @compute @workgroup_size(64)
@@ -49,7 +48,9 @@ fn naga_oil_imports_the_flattened_module() {
             .unwrap_or_else(|e| panic!("{strategy}: {e:?}"));
         let naga_module = composer
             .make_naga_module(NagaModuleDescriptor {
-                source: USER,
+                source: &format!(
+                    "#import gpu_heap::{{malloc, free, heap_store, heap_load}}\n{USER}"
+                ),
                 file_path: "user.wgsl",
                 ..Default::default()
             })
@@ -60,15 +61,49 @@ fn naga_oil_imports_the_flattened_module() {
                 label: Some("naga_oil user"),
                 source: wgpu::ShaderSource::Naga(Cow::Owned(naga_module)),
             });
-        let kernel = Kernel::from_module(&gpu, &heap, &module, "main", &[RW]);
-        let n = 64 * 64;
-        let out = common::storage(&gpu, "out", n as u64 * 4);
-        kernel.run(&gpu, &heap, &[&out], n / 64);
-        let got = common::read_words(&gpu, &out, n as u64);
-        let wrong = (0..n).filter(|&i| got[i as usize] != i * 3 + 1).count();
-        assert_eq!(wrong, 0, "{strategy}: wrong words");
-        let stats = heap.stats().unwrap();
-        assert_eq!(stats.malloc_calls, n as u64, "{strategy}");
-        assert_eq!(stats.allocations_live, 0, "{strategy}");
+        run_and_check(&gpu, &heap, &module, strategy);
     }
+}
+
+#[test]
+fn wesl_imports_the_flattened_module() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    for strategy in [Strategy::RwBm, Strategy::OuroPS, Strategy::TBuddy] {
+        let config = HeapConfig::new(4 << 20)
+            .strategy(strategy)
+            .watchdog(common::WATCHDOG);
+        let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        let mut resolver = wesl::VirtualResolver::new();
+        let path = |p: &str| p.parse::<wesl::ModulePath>().unwrap();
+        resolver.add_module(path("package::gpu_heap"), heap.flatten().unwrap().into());
+        let user =
+            format!("import package::gpu_heap::{{malloc, free, heap_store, heap_load}};\n{USER}");
+        resolver.add_module(path("package::user"), user.into());
+        let wgsl = wesl::Wesl::new("")
+            .set_custom_resolver(resolver)
+            .compile(&path("package::user"))
+            .unwrap_or_else(|e| panic!("{strategy}: {e}"))
+            .to_string();
+        let module = gpu
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("wesl user"),
+                source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+            });
+        run_and_check(&gpu, &heap, &module, strategy);
+    }
+}
+
+/// Runs 4096 invocations of the user's kernel: every word right, the live counters zero.
+fn run_and_check(gpu: &Gpu, heap: &GpuHeap, module: &wgpu::ShaderModule, strategy: Strategy) {
+    let kernel = Kernel::from_module(gpu, heap, module, "main", &[RW]);
+    let n = 64 * 64;
+    let out = common::storage(gpu, "out", n as u64 * 4);
+    kernel.run(gpu, heap, &[&out], n / 64);
+    let got = common::read_words(gpu, &out, n as u64);
+    let wrong = (0..n).filter(|&i| got[i as usize] != i * 3 + 1).count();
+    assert_eq!(wrong, 0, "{strategy}: wrong words");
+    let stats = heap.stats().unwrap();
+    assert_eq!(stats.malloc_calls, n as u64, "{strategy}");
+    assert_eq!(stats.allocations_live, 0, "{strategy}");
 }

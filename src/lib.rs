@@ -51,7 +51,9 @@ pub use gpu::{
 };
 pub use growth::{GrowthPolicy, MaintainReport};
 pub use heap::{composer, flatten, GpuHeap};
-pub use layout::{HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BYTES};
+pub use layout::{
+    HandleLocation, HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BYTES,
+};
 pub use meta::{
     HEAP_CONTENTION, HEAP_INVALID_FREE, HEAP_INVALID_REQUEST, HEAP_NULL, HEAP_OK,
     HEAP_OUT_OF_MEMORY,

@@ -70,6 +70,15 @@ impl HeapBinding {
     }
 }
 
+/// Where an allocation starts: [`HeapLayout::locate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HandleLocation {
+    /// The segment, an index into [`crate::GpuHeap::segment_buffers`].
+    pub segment: u32,
+    /// Bytes from the segment's start.
+    pub offset: u64,
+}
+
 /// The planned heap.
 #[derive(Clone, Debug)]
 pub struct HeapLayout {
@@ -220,6 +229,30 @@ impl HeapLayout {
     /// device without subgroups, which runs as RW-BM (same state, same free).
     pub fn compiled(&self) -> Strategy {
         self.family().compiled(self.strategy)
+    }
+
+    /// Where the allocation of `handle` (what `malloc` returned) starts: its segment
+    /// ([`crate::GpuHeap::segment_buffers`]) and the byte offset in it. A handle is the
+    /// 16-byte unit of the heap where the allocation starts, plus one, and segments hold
+    /// `1 << segment_shift` units each. `None` for NULL and for handles past the heap.
+    ///
+    /// ```
+    /// use gpu_heap::{Gpu, HeapConfig, HeapLayout, HandleLocation};
+    /// let gpu = Gpu::open(None)?;
+    /// let layout = HeapLayout::for_device(&HeapConfig::new(1 << 20), &gpu.device)?;
+    /// assert_eq!(layout.locate(0), None);
+    /// assert_eq!(layout.locate(3), Some(HandleLocation { segment: 0, offset: 32 }));
+    /// # Ok::<(), gpu_heap::Error>(())
+    /// ```
+    pub fn locate(&self, handle: u32) -> Option<HandleLocation> {
+        let unit = u64::from(handle.checked_sub(1)?);
+        if unit >= u64::from(self.units()) {
+            return None;
+        }
+        Some(HandleLocation {
+            segment: (unit >> self.segment_shift) as u32,
+            offset: (unit & ((1u64 << self.segment_shift) - 1)) * UNIT_BYTES,
+        })
     }
 
     /// User-memory units of 16 bytes.

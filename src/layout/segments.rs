@@ -423,6 +423,17 @@ pub(super) mod tests {
         let l = HeapLayout::plan(&c, &caps(128 << 20, false)).unwrap();
         assert_eq!(l.segment_sizes, vec![128 << 20, 128 << 20, 44 << 20]);
         assert_eq!(l.binding, SegmentBindingKind::Separate);
+        // Handles locate across segments, and not past the short last one.
+        let seg_units = 128u64 << 20 >> 4;
+        let at = |unit: u64| l.locate(unit as u32 + 1);
+        assert_eq!(at(0).unwrap().segment, 0);
+        assert_eq!(at(seg_units - 1).unwrap().offset, (128 << 20) - 16);
+        let second = at(seg_units + 5).unwrap();
+        assert_eq!((second.segment, second.offset), (1, 80));
+        let last = at(2 * seg_units + (44 << 16) - 1).unwrap();
+        assert_eq!((last.segment, last.offset), (2, (44 << 20) - 16));
+        assert_eq!(at(2 * seg_units + (44 << 16)), None);
+        assert_eq!(l.locate(0), None);
     }
 
     #[test]

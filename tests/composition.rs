@@ -29,12 +29,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 
 #[test]
 fn naga_oil_imports_the_flattened_module() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
-    for strategy in [Strategy::RwBm, Strategy::OuroPS, Strategy::TBuddy] {
-        let config = HeapConfig::new(4 << 20)
-            .strategy(strategy)
-            .watchdog(common::WATCHDOG);
-        let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+    for_each_heap(|gpu, heap, strategy| {
         // naga_oil validates with the capabilities it is given; the device's own validation
         // of the composed module follows in create_shader_module.
         let mut composer = Composer::default().with_capabilities(naga::valid::Capabilities::all());
@@ -55,24 +50,17 @@ fn naga_oil_imports_the_flattened_module() {
                 ..Default::default()
             })
             .unwrap_or_else(|e| panic!("{strategy}: {e:?}"));
-        let module = gpu
-            .device
+        gpu.device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("naga_oil user"),
                 source: wgpu::ShaderSource::Naga(Cow::Owned(naga_module)),
-            });
-        run_and_check(&gpu, &heap, &module, strategy);
-    }
+            })
+    });
 }
 
 #[test]
 fn wesl_imports_the_flattened_module() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
-    for strategy in [Strategy::RwBm, Strategy::OuroPS, Strategy::TBuddy] {
-        let config = HeapConfig::new(4 << 20)
-            .strategy(strategy)
-            .watchdog(common::WATCHDOG);
-        let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+    for_each_heap(|gpu, heap, strategy| {
         let mut resolver = wesl::VirtualResolver::new();
         let path = |p: &str| p.parse::<wesl::ModulePath>().unwrap();
         resolver.add_module(path("package::gpu_heap"), heap.flatten().unwrap().into());
@@ -84,17 +72,28 @@ fn wesl_imports_the_flattened_module() {
             .compile(&path("package::user"))
             .unwrap_or_else(|e| panic!("{strategy}: {e}"))
             .to_string();
-        let module = gpu
-            .device
+        gpu.device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("wesl user"),
                 source: wgpu::ShaderSource::Wgsl(wgsl.into()),
-            });
+            })
+    });
+}
+
+/// For a heap of each of three families, the user's module that `compose` makes of the
+/// heap's flattened module: 4096 invocations run, every word right, the live counters zero.
+fn for_each_heap(compose: impl Fn(&Gpu, &GpuHeap, Strategy) -> wgpu::ShaderModule) {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    for strategy in [Strategy::RwBm, Strategy::OuroPS, Strategy::TBuddy] {
+        let config = HeapConfig::new(4 << 20)
+            .strategy(strategy)
+            .watchdog(common::WATCHDOG);
+        let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        let module = compose(&gpu, &heap, strategy);
         run_and_check(&gpu, &heap, &module, strategy);
     }
 }
 
-/// Runs 4096 invocations of the user's kernel: every word right, the live counters zero.
 fn run_and_check(gpu: &Gpu, heap: &GpuHeap, module: &wgpu::ShaderModule, strategy: Strategy) {
     let kernel = Kernel::from_module(gpu, heap, module, "main", &[RW]);
     let n = 64 * 64;

@@ -29,6 +29,7 @@
 mod bump;
 mod config;
 mod error;
+mod flatten;
 mod gpu;
 mod growth;
 mod heap;
@@ -45,12 +46,13 @@ pub use config::{
     HeapConfig, OuroborosParams, RandomWalkParams, SegmentBinding, Statistics, TBuddyParams,
 };
 pub use error::{Error, Result};
+pub use flatten::{composer, flatten};
 pub use gpu::{
     buffer_group, buffer_group_layout, device_features, read_buffer, storage_buffer,
     submit_and_wait, wait_for, AdapterDescription, Gpu,
 };
 pub use growth::{GrowthPolicy, MaintainReport};
-pub use heap::{composer, flatten, GpuHeap};
+pub use heap::GpuHeap;
 pub use layout::{
     HandleLocation, HeapLayout, SegmentBindingKind, BINDING_ARRAY_FEATURES, UNIT_BYTES,
 };

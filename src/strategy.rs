@@ -159,7 +159,8 @@ impl Strategy {
     }
 
     /// Whether the strategy hands out pages of one configured size
-    /// ([`HeapConfig::page_size`]), which is then also its largest malloc.
+    /// ([`RandomWalkParams::page_size`](crate::RandomWalkParams::page_size)), which is then also
+    /// its largest malloc.
     pub fn has_fixed_pages(self) -> bool {
         self.family() == Family::RandomWalk && self != Strategy::RwMalloc
     }

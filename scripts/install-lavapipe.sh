@@ -29,7 +29,10 @@ case "${VERSION_CODENAME:-}" in
             echo "no Debian mirror found in /etc/apt/sources*: add bookworm-backports by hand" >&2
             exit 1
         fi
-        echo "deb $mirror bookworm-backports main" > /etc/apt/sources.list.d/backports.list
+        # Only if no source names bookworm-backports yet; never over a file of the owner's.
+        if ! grep -qrs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+            echo "deb $mirror bookworm-backports main" > /etc/apt/sources.list.d/gpu-heap-backports.list
+        fi
         apt-get update -q
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q -t bookworm-backports mesa-vulkan-drivers
         ;;

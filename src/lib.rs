@@ -64,7 +64,7 @@ pub use ouroboros::{ClassReport, EnqueueFailures, OuroborosReport, PageEvents};
 pub use random_walk::WalkSteps;
 pub use shader::{ComposedShader, Composer, ShaderError, SourceLocation};
 pub use stats::{Failures, HeapStats, RawStats};
-pub use strategy::{Packing, Strategy};
+pub use strategy::{Packing, Strategy, StrategyParams};
 pub use tbuddy::{TBuddyOrder, TBuddyReport};
 
 /// The README's Rust examples, compiled as doctests so that the front door cannot rot.

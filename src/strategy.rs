@@ -106,7 +106,7 @@ registry! {
     /// Ouroboros, chunk-based, chunk tokens on virtualized linked-chunk queues
     /// (sections 4.2 and 5.2).
     OuroCVL = "ouro-c-vl", "GPU_HEAP_OURO_C_VL", ouroboros(true, QueueKind::VirtualLinked);
-    /// Tree buddy: power-of-two blocks from a leaf (`page_size`) to a segment, split and
+    /// Tree buddy: power-of-two blocks from a leaf (`leaf_size`) to a segment, split and
     /// merged on a static tree, one bulk semaphore per order (Gelado & Garland, section 4.1).
     TBuddy = "tbuddy", "GPU_HEAP_TBUDDY", Family::TBuddy;
 }
@@ -165,6 +165,16 @@ impl Strategy {
         self.family() == Family::RandomWalk && self != Strategy::RwMalloc
     }
 
+    /// Which of [`HeapConfig`]'s per-family parameters the strategy reads.
+    pub fn params(self) -> StrategyParams {
+        match self.family() {
+            Family::Bump => StrategyParams::None,
+            Family::RandomWalk => StrategyParams::RandomWalk,
+            Family::Ouroboros { .. } => StrategyParams::Ouroboros,
+            Family::TBuddy => StrategyParams::TBuddy,
+        }
+    }
+
     /// How a heap filled with mallocs of one size compares with
     /// [`HeapLayout::capacity_for`](crate::HeapLayout::capacity_for).
     pub fn packing(self) -> Packing {
@@ -188,6 +198,21 @@ impl Strategy {
             Family::Bump | Family::RandomWalk | Family::Ouroboros { .. } | Family::TBuddy => true,
         }
     }
+}
+
+/// Which of [`HeapConfig`]'s per-family parameters a strategy reads ([`Strategy::params`]);
+/// it ignores the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StrategyParams {
+    /// None: bump has no parameters.
+    None,
+    /// [`HeapConfig::random_walk`]: the page size (RW, RW-BM, CoRW) or the unit (RW_malloc).
+    RandomWalk,
+    /// [`HeapConfig::ouroboros`].
+    Ouroboros,
+    /// [`HeapConfig::tbuddy`].
+    TBuddy,
 }
 
 /// How a strategy places blocks, and so how many mallocs of one size a heap holds

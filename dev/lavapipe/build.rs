@@ -4,8 +4,8 @@
 //!
 //! It installs only when all of these hold, and otherwise does nothing:
 //! - Linux with apt (Debian, Ubuntu), and `GPU_HEAP_NO_LAVAPIPE_INSTALL` is not set;
-//! - no GPU device node (`/dev/dri/renderD*`, `/dev/nvidia*`): a machine with a GPU keeps
-//!   the drivers its owner chose;
+//! - no GPU device node (`/dev/dri/renderD*`, `/dev/nvidia*`, WSL's `/dev/dxg`): a machine
+//!   with a GPU keeps the drivers its owner chose;
 //! - Mesa's Vulkan drivers are missing or older than 24 (Mesa 22's lavapipe cuts every loop
 //!   after 65,535 iterations; gpu-heap refuses it).
 //!
@@ -55,20 +55,28 @@ fn main() {
     } else {
         Command::new("sudo").args(["-n", "bash", &script]).status()
     };
-    match status {
-        Ok(s) if s.success() => {
-            println!(
-                "cargo:warning=gpu-heap: this build installed Mesa's lavapipe for the examples and tests"
-            );
-        }
+    match (status, mesa_major()) {
+        (Ok(s), Some(major)) if s.success() && major >= MESA_MIN_MAJOR => println!(
+            "cargo:warning=gpu-heap: this build installed Mesa {major}'s lavapipe for the \
+             examples and tests"
+        ),
+        (Ok(s), found) if s.success() => println!(
+            "cargo:warning=gpu-heap: the distribution's Mesa is {}, older than \
+             {MESA_MIN_MAJOR}: the tests will find no adapter they can use",
+            found.map_or("missing".to_string(), |m| m.to_string())
+        ),
+        _ if root => println!(
+            "cargo:warning=gpu-heap: installing lavapipe failed; run `bash {script}` to see \
+             why, or the tests will find no adapter they can use"
+        ),
         _ => println!(
-            "cargo:warning=gpu-heap: could not install lavapipe (needs root); run \
-             `sudo {script}`, or the tests will find no adapter they can use"
+            "cargo:warning=gpu-heap: installing lavapipe needs root; run `sudo {script}`, or \
+             the tests will find no adapter they can use"
         ),
     }
 }
 
-/// A GPU device node: Mesa's hardware drivers (`/dev/dri/renderD*`) or NVIDIA's.
+/// A GPU device node: Mesa's hardware drivers (`/dev/dri/renderD*`), NVIDIA's, or WSL's.
 fn has_gpu() -> bool {
     let any = |dir: &str, prefix: &str| {
         std::fs::read_dir(dir).is_ok_and(|entries| {
@@ -77,7 +85,7 @@ fn has_gpu() -> bool {
                 .any(|e| e.file_name().to_string_lossy().starts_with(prefix))
         })
     };
-    any("/dev/dri", "renderD") || any("/dev", "nvidia")
+    any("/dev/dri", "renderD") || any("/dev", "nvidia") || Path::new("/dev/dxg").exists()
 }
 
 fn has_apt() -> bool {

@@ -9,9 +9,10 @@
 //
 // A step is one read of the walk's state: one flag for RW, one 32-page bitmap word for
 // RW-BM, CoRW and RW_malloc (Pham & Tu count steps the same way for TAS and WAS).
-// heap_walk_steps counts the steps of the calling invocation's last malloc; it is always
-// maintained (one register add per step), and only instrumented builds
-// (HeapConfig::count_steps, #define GPU_HEAP_COUNT_STEPS) add it to the counters above.
+// heap_walk_steps counts the steps of the calling invocation's last malloc (one register
+// add per step; RW-BM's try at its subgroup's word, which instrumented builds leave out,
+// is not a step), and only instrumented builds (HeapConfig::count_steps, #define
+// GPU_HEAP_COUNT_STEPS) add it to the counters above.
 //
 // The reservation counter (the progress rule's exact exhaustion): malloc subtracts what it
 // needs before it walks, so a walk only starts when enough free state exists, and
@@ -130,27 +131,44 @@ fn walk_unreserve(n: u32) {
 // pages land together and their frees touch few words.
 var<private> walk_group_ticket: u32 = 0u;
 
-// Reserves one item of `total` for each calling lane, as walk_reserve(1u, total). Where
-// subgroups exist the lanes of a subgroup reserve together with one atomic, each getting a
-// distinct ticket below the joint one; if the count cannot cover them all, each lane tries
-// alone, so exhaustion stays exact.
+// Reserves one item of `total` for each calling lane: its ticket, or 0 if there was none
+// for it, as walk_reserve(1u, total). Where subgroups exist, the lanes of a subgroup reserve
+// together with one atomicSub of their number: the count before it says how many items
+// were there, the first that many lanes (by rank) get one each, with distinct tickets, and
+// the leader gives back what it took beyond them. A subtraction that takes the count
+// below zero therefore leaves no item behind, and another subgroup that reads the count
+// meanwhile (below zero, or short by what is being given back) finds none where indeed
+// none is left: a heap that only allocates still runs out exactly when it is full. As in
+// rw_malloc's aggregation, this relies on the lanes meeting again after the leader's
+// branch before the broadcast (structured control flow, no loop in between).
 fn walk_reserve_one(total: u32) -> u32 {
 #ifdef GPU_HEAP_SUBGROUPS
     let rank = subgroupExclusiveAdd(1u);
     let lanes = subgroupAdd(1u);
-    var joint = 0u;
+    var before = 0u;
     if (rank == 0u) {
-        joint = walk_reserve(lanes, total);
+        before = atomicSub(&heap_meta[WALK_FREE], lanes);
+        // Wrapped past `total`: other reservations' give-backs are pending; none is here.
+        let got = select(min(before, lanes), 0u, before > total);
+        if (got < lanes) {
+            atomicAdd(&heap_meta[WALK_FREE], lanes - got);
+        }
+        if (got > 0u) {
+            heap_note_free_items(before - got);
+        }
+        before = select(before, 0u, got == 0u);
     }
-    joint = subgroupBroadcastFirst(joint);
-    if (joint != 0u) {
-        walk_group_ticket = joint;
-        return joint - rank;
+    before = subgroupBroadcastFirst(before);
+    walk_group_ticket = before;
+    if (rank >= min(before, lanes)) {
+        return 0u;
     }
-#endif
+    return before - rank;
+#else
     let ticket = walk_reserve(1u, total);
     walk_group_ticket = ticket;
     return ticket;
+#endif
 }
 
 // Called once per walk that ran (a reservation was held), with heap_walk_steps final.

@@ -114,13 +114,15 @@ pub(crate) struct OuroGeometry {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct OuroborosParams {
-    /// Chunk size in bytes: a power of two, at least 16. The largest page, and the unit the
-    /// chunk manager hands out. Default 8 KiB.
+    /// Chunk size in bytes: a power of two, at least 16 and at most a segment (128 KiB at
+    /// most on linked-chunk queues). The largest page, and the unit the chunk manager hands
+    /// out. Default 8 KiB.
     pub chunk_size: u32,
     /// Smallest page in bytes: a power of two from 16 to the chunk size. Default 16.
     pub min_page_size: u32,
-    /// Largest malloc in bytes: a power of two. Classes above one chunk are served by runs
-    /// of chunks; it is also capped by the segment size and the heap. Default 64 KiB.
+    /// Largest malloc in bytes: a power of two, at least 16. Classes above one chunk are
+    /// served by runs of chunks; it is also capped by the segment size and the heap.
+    /// Default 64 KiB.
     pub max_alloc: u32,
 }
 

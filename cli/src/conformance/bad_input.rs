@@ -7,7 +7,7 @@ use crate::Error;
 use gpu_heap::Error as HeapError;
 use gpu_heap::{
     Gpu, GpuHeap, HeapConfig, OuroborosParams, RandomWalkParams, SegmentBinding, Strategy,
-    TBuddyParams,
+    StrategyParams, TBuddyParams,
 };
 
 pub(super) fn device_bad_input(
@@ -169,7 +169,7 @@ pub(super) fn host_bad_input(
         GpuHeap::with_config(&bare, &bare_queue, arrays.size(4 << 20)),
         |e| matches!(e, HeapError::MissingFeatures { .. }),
     );
-    bad_parameters(gpu, &base, checks)?;
+    bad_parameters(gpu, strategy, &base, checks)?;
     // A pipeline layout that would put a user's layout at the heap's index, or two at one.
     let heap = GpuHeap::with_config(device, queue, base)?;
     let user = gpu_heap::buffer_group_layout(
@@ -194,13 +194,26 @@ pub(super) fn host_bad_input(
     Ok(())
 }
 
-/// Every family's parameters, one bad value at a time: the strategy refuses the value with a
-/// typed error where it reads it, and otherwise the heap is the same as without it (a bad
-/// value is never planned into a heap).
-fn bad_parameters(gpu: &Gpu, base: &HeapConfig, checks: &mut Checks) -> crate::Result<()> {
+/// Every family's parameters, one bad value at a time: a strategy that reads the value
+/// ([`Strategy::params`], and for the random walks whether they have pages or units)
+/// refuses it with a typed error, and every other strategy plans the same heap as without
+/// it (so neither a bad value nor a family's parameters can leak into another family).
+fn bad_parameters(
+    gpu: &Gpu,
+    strategy: Strategy,
+    base: &HeapConfig,
+    checks: &mut Checks,
+) -> crate::Result<()> {
     let (limits, features) = (gpu.device.limits(), gpu.device.features());
     let module = |config: &HeapConfig| gpu_heap::flatten(config, &limits, features);
     let reference = module(base)?;
+    let params = strategy.params();
+    let walks = params == StrategyParams::RandomWalk;
+    let (pages, units) = (
+        walks && strategy.has_fixed_pages(),
+        walks && !strategy.has_fixed_pages(),
+    );
+    let ouroboros = params == StrategyParams::Ouroboros;
     let walk = |page_size, unit_size| RandomWalkParams {
         page_size,
         unit_size,
@@ -210,22 +223,27 @@ fn bad_parameters(gpu: &Gpu, base: &HeapConfig, checks: &mut Checks) -> crate::R
     let bad = [
         (
             "page size 48",
+            pages,
             base.clone().random_walk(walk(48, good.unit_size)),
         ),
         (
             "unit size 48",
+            units,
             base.clone().random_walk(walk(good.page_size, 48)),
         ),
         (
             "unit size 8",
+            units,
             base.clone().random_walk(walk(good.page_size, 8)),
         ),
         (
             "leaf size 48",
+            params == StrategyParams::TBuddy,
             base.clone().tbuddy(TBuddyParams { leaf_size: 48 }),
         ),
         (
             "chunk size 3000",
+            ouroboros,
             base.clone().ouroboros(OuroborosParams {
                 chunk_size: 3000,
                 ..ouro
@@ -233,6 +251,7 @@ fn bad_parameters(gpu: &Gpu, base: &HeapConfig, checks: &mut Checks) -> crate::R
         ),
         (
             "smallest page 24",
+            ouroboros,
             base.clone().ouroboros(OuroborosParams {
                 min_page_size: 24,
                 ..ouro
@@ -240,18 +259,25 @@ fn bad_parameters(gpu: &Gpu, base: &HeapConfig, checks: &mut Checks) -> crate::R
         ),
         (
             "largest malloc 100000",
+            ouroboros,
             base.clone().ouroboros(OuroborosParams {
                 max_alloc: 100_000,
                 ..ouro
             }),
         ),
     ];
-    for (what, config) in bad {
-        match module(&config) {
-            Err(HeapError::InvalidConfig(_)) => {}
-            Err(e) => checks.problems.push(format!("{what}: wrong error: {e}")),
-            Ok(text) if text != reference => checks.problems.push(format!("{what}: accepted")),
-            Ok(_) => {}
+    for (what, read, config) in bad {
+        match (read, module(&config)) {
+            (true, Err(HeapError::InvalidConfig(_))) => {}
+            (true, Err(e)) => checks.problems.push(format!("{what}: wrong error: {e}")),
+            (true, Ok(_)) => checks.problems.push(format!("{what}: accepted")),
+            (false, Ok(text)) if text == reference => {}
+            (false, Ok(_)) => checks
+                .problems
+                .push(format!("{what}: changed a heap that does not read it")),
+            (false, Err(e)) => checks.problems.push(format!(
+                "{what}: refused by a heap that does not read it: {e}"
+            )),
         }
     }
     Ok(())

@@ -166,3 +166,21 @@ fn cells_over_ten_times_bump_are_listed() {
     assert!(gpu_heap_cli::bench::comparison(&r)
         .contains("| accumulate | ouro-p-s | 10000 | 16 | malloc |"));
 }
+
+/// `--json -` makes standard output one JSON document (the text goes to standard error).
+#[test]
+fn json_to_standard_output_is_one_document() {
+    let bin = env!("CARGO_BIN_EXE_gpu-heap");
+    let out = Command::new(bin)
+        .args(["info", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert!(info["adapter"]["name"].is_string(), "{info}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("adapter"));
+}

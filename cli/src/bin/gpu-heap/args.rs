@@ -1,6 +1,7 @@
 //! Arguments that several subcommands share (`--adapter`, `--watchdog-secs`,
 //! `--strategy`) and the value parsers of strategies, scenarios, tests and byte sizes.
 
+use std::path::Path;
 use std::time::Duration;
 
 use gpu_heap::{AdapterDescription, Gpu, Strategy};
@@ -29,9 +30,11 @@ impl AdapterArg {
     pub fn open_announced(&self) -> gpu_heap_cli::Result<(Gpu, AdapterDescription)> {
         let gpu = self.open()?;
         let adapter = gpu.describe();
-        println!(
+        crate::say!(
             "adapter {} ({}, {})",
-            adapter.name, adapter.backend, adapter.driver
+            adapter.name,
+            adapter.backend,
+            adapter.driver
         );
         Ok((gpu, adapter))
     }
@@ -129,6 +132,42 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         return Err(format!("size \"{s}\" overflows"));
     }
     Ok(bytes as u64)
+}
+
+/// Writes `value` as JSON to `path`, or to standard output where `path` is `-`. A file is
+/// written through a temporary one, so it holds a whole document even if the process is
+/// killed while writing.
+pub fn write_json(path: &Path, value: &impl serde::Serialize) -> gpu_heap_cli::Result<()> {
+    let text = serde_json::to_string_pretty(value).expect("serialisable");
+    if is_stdout(path) {
+        println!("{text}");
+        return Ok(());
+    }
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|source| {
+            let _ = std::fs::remove_file(&tmp);
+            gpu_heap_cli::Error::Io {
+                path: path.to_owned(),
+                source,
+            }
+        })
+}
+
+/// Whether a `--json` path means standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// Set when `--json -` sends the JSON to standard output: the text report then goes to
+/// standard error ([`say!`](crate::say)), so that standard output is one JSON document.
+pub static TEXT_TO_STDERR: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the command line asks for `--json -`.
+pub fn json_to_stdout(args: &[String]) -> bool {
+    args.windows(2).any(|w| w[0] == "--json" && w[1] == "-") || args.iter().any(|a| a == "--json=-")
 }
 
 #[cfg(test)]

@@ -41,7 +41,8 @@ pub struct Args {
     /// its record counts the rounds that ran and its note says it was cut.
     #[arg(long)]
     cell_secs: Option<u64>,
-    /// Write the results as JSON here.
+    /// Write the results as JSON here (- for standard output, the text report then goes to
+    /// standard error).
     #[arg(long)]
     json: Option<PathBuf>,
     /// Write the results as CSV here.
@@ -136,14 +137,14 @@ pub fn run_report(args: ReportArgs) -> gpu_heap_cli::Result<ExitCode> {
     let report = merged.expect("clap requires one file");
     print_slow_cells(&report);
     if report.unfinished > 0 {
-        println!(
+        crate::say!(
             "{} cells of these runs were not finished (runs cut short; files merged \
              here may hold some of them)",
             report.unfinished
         );
     }
     if let Some(path) = &args.merged_json {
-        write_report(&report, path)?;
+        crate::args::write_json(path, &report)?;
     }
     if let Some(path) = args.markdown {
         std::fs::write(&path, bench::comparison(&report))
@@ -154,7 +155,7 @@ pub fn run_report(args: ReportArgs) -> gpu_heap_cli::Result<ExitCode> {
     }
     if let Some(dir) = args.plots {
         let files = bench::write_plots(&report, &dir)?;
-        println!("{} plots in {}", files.len(), dir.display());
+        crate::say!("{} plots in {}", files.len(), dir.display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -163,27 +164,11 @@ pub fn run_report(args: ReportArgs) -> gpu_heap_cli::Result<ExitCode> {
 fn print_slow_cells(report: &bench::Report) {
     let slow = bench::slow_cells(report);
     if !slow.is_empty() {
-        println!("{} passes over {}x bump:", slow.len(), bench::SLOW_FACTOR);
+        crate::say!("{} passes over {}x bump:", slow.len(), bench::SLOW_FACTOR);
     }
     for c in slow {
-        println!("  {c}");
+        crate::say!("  {c}");
     }
-}
-
-/// Writes `report` as JSON to `path` through a temporary file, so the file always holds a
-/// whole report even if the process is killed while writing.
-fn write_report(report: &bench::Report, path: &std::path::Path) -> gpu_heap_cli::Result<()> {
-    let text = serde_json::to_string_pretty(report).expect("serialisable");
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|source| {
-            let _ = std::fs::remove_file(&tmp);
-            gpu_heap_cli::Error::Io {
-                path: path.to_owned(),
-                source,
-            }
-        })
 }
 
 /// One line of the result table.
@@ -251,10 +236,11 @@ fn run_bench(
             // after every cell that ends at least nine times the last write's duration
             // after it, so writing takes at most a tenth of the run. (A fixed interval
             // between writes could lose the quick cells that come before one that hangs.)
-            if let Some(path) = &json {
+            // (Standard output gets the report once, at the end.)
+            if let Some(path) = json.as_ref().filter(|p| !crate::args::is_stdout(p)) {
                 if last_write.is_none_or(|(end, took)| end.elapsed() >= 9 * took) {
                     let start = std::time::Instant::now();
-                    if let Err(e) = write_report(report, path) {
+                    if let Err(e) = crate::args::write_json(path, report) {
                         eprintln!("{e}");
                     }
                     last_write = Some((std::time::Instant::now(), start.elapsed()));
@@ -263,16 +249,21 @@ fn run_bench(
         }
     })?;
     bar.finish_and_clear();
-    println!("timer: {:?}", report.timer);
-    println!(
+    crate::say!("timer: {:?}", report.timer);
+    crate::say!(
         "{:<16} {:<10} {:>8} {:>11} {:>10} {:>10}  notes",
-        "test", "strategy", "threads", "size", "malloc ms", "free ms"
+        "test",
+        "strategy",
+        "threads",
+        "size",
+        "malloc ms",
+        "free ms"
     );
     for r in &report.results {
-        println!("{}", bench_row(r));
+        crate::say!("{}", bench_row(r));
     }
     if let Some(path) = &json {
-        write_report(&report, path)?;
+        crate::args::write_json(path, &report)?;
     }
     if let Some(path) = csv {
         bench::write_csv(&report, &path)?;
@@ -283,7 +274,7 @@ fn run_bench(
     }
     if let Some(dir) = plots {
         let files = bench::write_plots(&report, &dir)?;
-        println!("{} plots in {}", files.len(), dir.display());
+        crate::say!("{} plots in {}", files.len(), dir.display());
     }
     print_slow_cells(&report);
     Ok(ExitCode::SUCCESS)

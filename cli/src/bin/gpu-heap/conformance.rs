@@ -36,7 +36,8 @@ pub struct Args {
     workgroups: u32,
     #[command(flatten)]
     watchdog: WatchdogArg,
-    /// Write the results as JSON here.
+    /// Write the results as JSON here (- for standard output, the text report then goes to
+    /// standard error).
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -92,7 +93,7 @@ fn run_conformance(
     // Rows are printed as scenarios finish (a cold driver cache can make a whole run take
     // minutes); the bar, on a terminal only, stays below them.
     bar.suspend(|| {
-        println!(
+        crate::say!(
             "{:<10} {:<18} {:<6} {:>10} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8}",
             "strategy",
             "scenario",
@@ -125,9 +126,9 @@ fn run_conformance(
     bar.finish_and_clear();
     let passed = results.iter().filter(|r| r.passed).count();
     let failed = results.len() - passed;
-    println!("{passed} passed, {failed} failed");
+    crate::say!("{passed} passed, {failed} failed");
     if hung {
-        println!("stopped early: the GPU is presumed hung (see the last problem above)");
+        crate::say!("stopped early: the GPU is presumed hung (see the last problem above)");
     }
     if let Some(path) = json {
         let report = Report {
@@ -140,8 +141,7 @@ fn run_conformance(
             workgroups: options.workgroups,
             results: &results,
         };
-        let text = serde_json::to_string_pretty(&report).expect("serialisable");
-        std::fs::write(&path, text).map_err(|source| gpu_heap_cli::Error::Io { path, source })?;
+        crate::args::write_json(&path, &report)?;
     }
     let all_ran = !hung && results.len() as u64 == total;
     Ok(if failed == 0 && all_ran {
@@ -153,7 +153,7 @@ fn run_conformance(
 
 /// One scenario's row of the conformance table, with its details.
 fn print_conformance_row(r: &conformance::ScenarioResult) {
-    println!(
+    crate::say!(
         "{:<10} {:<18} {:<6} {:>10} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8.2}",
         r.strategy.name(),
         r.scenario.name(),
@@ -167,7 +167,7 @@ fn print_conformance_row(r: &conformance::ScenarioResult) {
         r.seconds
     );
     if let Some(u) = r.utilisation {
-        println!(
+        crate::say!(
             "    utilisation: {:.2}% of the heap handed out as 16 B ({:.2}% of heap + metadata); \
              {:.2}% in one dispatch",
             u * 100.0,
@@ -176,11 +176,11 @@ fn print_conformance_row(r: &conformance::ScenarioResult) {
         );
     }
     for p in &r.problems {
-        println!("    {p}");
+        crate::say!("    {p}");
     }
     if !r.passed || r.utilisation.is_some() {
         for p in &r.ouroboros {
-            println!("    heap after {}: {}", p.phase, p.report.summary());
+            crate::say!("    heap after {}: {}", p.phase, p.report.summary());
         }
     }
 }

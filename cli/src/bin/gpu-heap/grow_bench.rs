@@ -31,7 +31,8 @@ pub struct Args {
     rounds: u32,
     #[command(flatten)]
     watchdog: WatchdogArg,
-    /// Write the results as JSON here.
+    /// Write the results as JSON here (- for standard output, the text report then goes to
+    /// standard error).
     #[arg(long)]
     json: Option<PathBuf>,
     /// Write the plot (SVG) here.
@@ -51,15 +52,23 @@ pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
     };
     let report = bench::grow::run(&gpu, &options)?;
     for (s, ms) in &report.reserve_ms {
-        println!("heap creation ({s}): {ms:.2} ms (reserve + initial commit + init)");
+        crate::say!("heap creation ({s}): {ms:.2} ms (reserve + initial commit + init)");
     }
-    println!(
+    crate::say!(
         "{:<8} {:<10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11}",
-        "method", "strategy", "from MiB", "to MiB", "ms", "min", "max", "grow ms", "peak MiB"
+        "method",
+        "strategy",
+        "from MiB",
+        "to MiB",
+        "ms",
+        "min",
+        "max",
+        "grow ms",
+        "peak MiB"
     );
     let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
     for r in &report.results {
-        println!(
+        crate::say!(
             "{:<8} {:<10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11}{}",
             r.method,
             r.strategy.as_deref().unwrap_or("-"),
@@ -76,8 +85,7 @@ pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
         );
     }
     if let Some(path) = args.json {
-        let text = serde_json::to_string_pretty(&report).expect("serialisable");
-        std::fs::write(&path, text).map_err(|source| gpu_heap_cli::Error::Io { path, source })?;
+        crate::args::write_json(&path, &report)?;
     }
     if let Some(path) = args.plot {
         bench::grow::plot(&report, &path)?;

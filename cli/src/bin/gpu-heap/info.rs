@@ -16,7 +16,8 @@ pub struct Args {
     /// Heap sizes to show each strategy's metadata for, comma-separated.
     #[arg(long, value_parser = parse_bytes, value_delimiter = ',', default_value = "16MiB,1GiB")]
     heap_size: Vec<u64>,
-    /// Also write what is printed as JSON here.
+    /// Also write what is printed as JSON here (- for standard output, the text then goes
+    /// to standard error).
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -51,8 +52,7 @@ pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
     let info = gather(&gpu, &args.heap_size);
     print(&info);
     if let Some(path) = args.json {
-        let text = serde_json::to_string_pretty(&info).expect("serialisable");
-        std::fs::write(&path, text).map_err(|source| gpu_heap_cli::Error::Io { path, source })?;
+        crate::args::write_json(&path, &info)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -129,37 +129,37 @@ fn gather(gpu: &Gpu, sizes: &[u64]) -> Info {
 
 fn print(info: &Info) {
     let d = &info.adapter;
-    println!("adapter   {} ({})", d.name, info.device_type);
-    println!("backend   {}", d.backend);
-    println!("driver    {}", d.driver);
+    crate::say!("adapter   {} ({})", d.name, info.device_type);
+    crate::say!("backend   {}", d.backend);
+    crate::say!("driver    {}", d.driver);
     match &info.unsupported {
-        Some(why) => println!("gpu-heap  {why}"),
-        None => println!("gpu-heap  supported"),
+        Some(why) => crate::say!("gpu-heap  {why}"),
+        None => crate::say!("gpu-heap  supported"),
     }
-    println!("limits");
+    crate::say!("limits");
     for (name, value) in &info.limits {
-        println!("  {name:<44} {value}");
+        crate::say!("  {name:<44} {value}");
     }
-    println!("features");
+    crate::say!("features");
     for (name, have) in &info.features {
-        println!("  {name:<44} {}", if *have { "yes" } else { "no" });
+        crate::say!("  {name:<44} {}", if *have { "yes" } else { "no" });
     }
-    println!(
+    crate::say!(
         "largest heap  {} GiB ({} segments of {} MiB with binding arrays)",
         info.largest_heap_bytes >> 30,
         info.largest_heap_bytes / info.segment_bytes,
         info.segment_bytes >> 20
     );
-    println!("metadata (default settings)");
+    crate::say!("metadata (default settings)");
     for m in &info.metadata {
         let size = m.heap_bytes >> 20;
         match (&m.error, m.metadata_bytes, m.max_alloc) {
-            (None, Some(bytes), Some(max)) => println!(
+            (None, Some(bytes), Some(max)) => crate::say!(
                 "  {size:>6} MiB  {:<10} {bytes:>12} bytes {:>7.3} %  largest malloc {max} bytes",
                 m.strategy,
                 100.0 * bytes as f64 / m.heap_bytes as f64,
             ),
-            (error, ..) => println!(
+            (error, ..) => crate::say!(
                 "  {size:>6} MiB  {:<10} {}",
                 m.strategy,
                 error.as_deref().unwrap_or("not planned")

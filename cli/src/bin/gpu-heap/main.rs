@@ -1,6 +1,19 @@
 //! The gpu-heap command line: `info`, `conformance`, `bench`, `grow-bench`, `tas`,
 //! `utilisation`, `bench-report` and `flatten`, each run by its own module.
 
+/// `println!` for the text report, to standard error under `--json -`
+/// ([`args::TEXT_TO_STDERR`]).
+#[macro_export]
+macro_rules! say {
+    ($($t:tt)*) => {
+        if $crate::args::TEXT_TO_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!($($t)*)
+        } else {
+            println!($($t)*)
+        }
+    };
+}
+
 mod args;
 mod bench;
 mod conformance;
@@ -55,6 +68,11 @@ fn main() -> ExitCode {
         env_logger::Env::default().default_filter_or("warn,wgpu_hal=off"),
     )
     .init();
+    let argv: Vec<String> = std::env::args().collect();
+    args::TEXT_TO_STDERR.store(
+        args::json_to_stdout(&argv),
+        std::sync::atomic::Ordering::Relaxed,
+    );
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {

@@ -36,7 +36,8 @@ pub struct Args {
     rounds: u32,
     #[command(flatten)]
     watchdog: WatchdogArg,
-    /// Write the rows as JSON here.
+    /// Write the rows as JSON here (- for standard output, the text report then goes to
+    /// standard error).
     #[arg(long)]
     json: Option<PathBuf>,
     /// Write the Markdown table here.
@@ -96,8 +97,7 @@ pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
             "rounds": options.rounds,
             "results": rows,
         });
-        let text = serde_json::to_string_pretty(&report).expect("serialisable");
-        std::fs::write(&path, text).map_err(|source| gpu_heap_cli::Error::Io { path, source })?;
+        crate::args::write_json(&path, &report)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -112,7 +112,7 @@ pub fn run_utilisation(args: UtilisationArgs) -> gpu_heap_cli::Result<ExitCode> 
         &args.sizes,
         args.watchdog.duration(),
     )?;
-    println!(
+    crate::say!(
         "{:<10} {:>8} {:>10} {:>10} {:>8} {:>9} {:>6} {:>6} {:>9} {:>10}",
         "strategy",
         "size",
@@ -127,7 +127,7 @@ pub fn run_utilisation(args: UtilisationArgs) -> gpu_heap_cli::Result<ExitCode> 
     );
     let mut bad = false;
     for r in &rows {
-        println!(
+        crate::say!(
             "{:<10} {:>8} {:>10} {:>10} {:>7.2}% {:>8.2}% {:>6} {:>6} {:>9} {:>10}",
             r.strategy.name(),
             r.size,
@@ -148,8 +148,7 @@ pub fn run_utilisation(args: UtilisationArgs) -> gpu_heap_cli::Result<ExitCode> 
             "date": chrono::Utc::now().format("%Y-%m-%d").to_string(),
             "results": rows,
         });
-        let text = serde_json::to_string_pretty(&report).expect("serialisable");
-        std::fs::write(&path, text).map_err(|source| gpu_heap_cli::Error::Io { path, source })?;
+        crate::args::write_json(&path, &report)?;
     }
     Ok(if bad {
         ExitCode::FAILURE

@@ -2,7 +2,7 @@
 //! flattened, self-contained module for tools and for WebGPU users outside Rust, both
 //! planned from a configuration and a device's limits and features.
 
-use crate::config::HeapConfig;
+use crate::config::{HeapConfig, Strategy};
 use crate::error::Result;
 use crate::layout::{DeviceCaps, HeapBinding, HeapLayout};
 use crate::shader::Composer;
@@ -110,10 +110,143 @@ pub(crate) fn flatten_layout(layout: &HeapLayout) -> Result<String> {
              // buffer; growing and trimming follow src/growth.rs (gpu_heap_grow and friends).\n",
         );
     }
+    let invocations = layout.init_invocations();
+    header.push_str(&if invocations > 0 {
+        format!(
+            "// After zero-filling heap_meta (and writing the committed units above), dispatch\n\
+             // the entry point gpu_heap_init over {} workgroups of 64 ({invocations} invocations).\n",
+            invocations.div_ceil(64)
+        )
+    } else {
+        "// After zero-filling heap_meta (and writing the committed units above), the heap\n\
+         // is ready: this strategy has no init pass.\n"
+            .to_owned()
+    });
     header.push_str(
-        "// After zero-filling heap_meta, dispatch the entry point gpu_heap_init with one\n\
-         // workgroup of 64. Then any compute shader that contains this text may call\n\
-         // malloc/free; remove gpu_heap_init from copies other than the one you dispatch.\n\n",
+        "// Then any compute shader that contains this text may call malloc/free; remove\n\
+         // gpu_heap_init from copies other than the one you dispatch.\n\n",
     );
     Ok(header + composed.source())
+}
+
+/// What a host outside Rust needs to run a flattened heap ([`flatten`]): its buffers and
+/// bindings, how to initialise it, where its statistics are, and the WGSL API. With the
+/// `serde` feature it serialises to the JSON that `gpu-heap flatten --manifest` writes.
+///
+/// ```
+/// let config = gpu_heap::HeapConfig::new(64 << 20);
+/// let m = gpu_heap::manifest(&config, &wgpu::Limits::default(), wgpu::Features::empty())?;
+/// assert_eq!(m.bindings[0].name, "heap_meta");
+/// assert!(m.api.contains(&"malloc"));
+/// # Ok::<(), gpu_heap::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Manifest {
+    /// The gpu-heap version that planned it.
+    pub version: &'static str,
+    /// The configured strategy.
+    pub strategy: Strategy,
+    /// The strategy the shaders run (CoRW runs as RW-BM without subgroups).
+    pub compiled: Strategy,
+    /// The bind group index of every binding below.
+    pub bind_group: u32,
+    /// The bindings in order: read-write storage buffers.
+    pub bindings: Vec<ManifestBinding>,
+    /// Bytes of the metadata buffer (`heap_meta`), zero-filled before use and on reset.
+    pub meta_bytes: u64,
+    /// Bytes of each segment buffer.
+    pub segment_bytes: Vec<u64>,
+    /// Segments to create now (all but for a heap that can grow).
+    pub committed_segments: u32,
+    /// The heap_meta word to write with `committed_units` before the init pass.
+    pub committed_units_word: u64,
+    /// 16-byte units of the committed segments.
+    pub committed_units: u64,
+    /// Invocations of the init entry point `gpu_heap_init`, in workgroups of 64; 0: none.
+    pub init_invocations: u32,
+    /// The statistics block at the start of heap_meta: (name, first word, words); counters
+    /// of two words are 64-bit, low word first.
+    pub statistics: Vec<(&'static str, u64, u32)>,
+    /// The largest malloc in bytes.
+    pub max_alloc: u32,
+    /// The WGSL functions, variables and constants a user shader may use.
+    pub api: Vec<&'static str>,
+}
+
+/// One binding of a [`Manifest`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct ManifestBinding {
+    /// The binding number.
+    pub binding: u32,
+    /// The variable's name in the WGSL.
+    pub name: String,
+    /// The buffer bound: `heap_meta`, `segment N`, or `segments` for a binding array.
+    pub buffer: String,
+    /// For a binding array, its element count.
+    pub array_count: Option<u32>,
+    /// Whether this binds a buffer a second time as `array<atomic<u32>>`.
+    pub atomic_view: bool,
+}
+
+/// The [`Manifest`] of the heap that [`flatten`] writes for the same arguments.
+pub fn manifest(
+    config: &HeapConfig,
+    limits: &wgpu::Limits,
+    features: wgpu::Features,
+) -> Result<Manifest> {
+    let layout = plan(config, limits, features)?;
+    let bindings = (0u32..)
+        .zip(layout.bindings())
+        .map(|(binding, b)| {
+            let (buffer, array_count, atomic_view) = match b {
+                HeapBinding::Meta => ("heap_meta".to_owned(), None, false),
+                HeapBinding::SegmentArray { atomic } => {
+                    ("segments".to_owned(), Some(layout.segment_count()), atomic)
+                }
+                HeapBinding::Segment { index, atomic } => {
+                    (format!("segment {index}"), None, atomic)
+                }
+            };
+            ManifestBinding {
+                binding,
+                name: b.wgsl_name(),
+                buffer,
+                array_count,
+                atomic_view,
+            }
+        })
+        .collect();
+    Ok(Manifest {
+        version: env!("CARGO_PKG_VERSION"),
+        strategy: layout.strategy,
+        compiled: layout.compiled(),
+        bind_group: layout.bind_group_index,
+        bindings,
+        meta_bytes: layout.metadata_bytes(),
+        segment_bytes: layout.segment_sizes.clone(),
+        committed_segments: layout.initial_segments,
+        committed_units_word: layout.growth_word + crate::meta::GROWTH_COMMITTED,
+        committed_units: layout.initial_bytes() / crate::layout::UNIT_BYTES,
+        init_invocations: layout.init_invocations(),
+        statistics: crate::meta::statistics_words(),
+        max_alloc: layout.max_alloc,
+        api: vec![
+            "malloc",
+            "free",
+            "heap_load",
+            "heap_store",
+            "heap_status",
+            "HEAP_NULL",
+            "HEAP_OK",
+            "HEAP_OUT_OF_MEMORY",
+            "HEAP_CONTENTION",
+            "HEAP_INVALID_REQUEST",
+            "HEAP_INVALID_FREE",
+            "HEAP_MAX_ALLOC",
+        ],
+    })
 }

@@ -46,7 +46,7 @@ pub use config::{
     HeapConfig, OuroborosParams, RandomWalkParams, SegmentBinding, Statistics, TBuddyParams,
 };
 pub use error::{Error, Result};
-pub use flatten::{composer, flatten};
+pub use flatten::{composer, flatten, manifest, Manifest, ManifestBinding};
 pub use gpu::{
     buffer_group, buffer_group_layout, device_features, read_buffer, storage_buffer,
     submit_and_wait, wait_for, AdapterDescription, Gpu,

@@ -79,6 +79,34 @@ const GROWTH_TRIM_INVOCATIONS: u64 = 6;
 /// Words of the growth block (the last is reserved).
 pub(crate) const GROWTH_WORDS: u64 = 8;
 
+/// The statistics block's counters: name, first word, words (two: 64 bits, low first).
+pub(crate) fn statistics_words() -> Vec<(&'static str, u64, u32)> {
+    let word = |offset: usize| (offset / 4) as u64;
+    vec![
+        ("malloc_calls", word(offset_of!(RawStats, malloc_calls)), 2),
+        ("free_calls", word(offset_of!(RawStats, free_calls)), 2),
+        (
+            "out_of_memory",
+            word(offset_of!(RawStats, out_of_memory)),
+            2,
+        ),
+        ("contention", word(offset_of!(RawStats, contention)), 2),
+        (
+            "invalid_request",
+            word(offset_of!(RawStats, invalid_request)),
+            2,
+        ),
+        ("invalid_free", word(offset_of!(RawStats, invalid_free)), 2),
+        (
+            "live_allocations",
+            word(offset_of!(RawStats, live_allocations)),
+            1,
+        ),
+        ("live_units", word(offset_of!(RawStats, live_units)), 1),
+        ("peak_units", word(offset_of!(RawStats, peak_units)), 1),
+    ]
+}
+
 /// The path of the generated file that holds the constants shared by every heap.
 pub(crate) const SHARED_WGSL_PATH: &str = "generated/shared.wgsl";
 

@@ -1,5 +1,6 @@
 //! The heap's WGSL composed by other tools: its flattened module (`GpuHeap::flatten`)
-//! imported through naga_oil, as Bevy composes shaders, and as a WESL module, and run.
+//! imported through naga_oil, as Bevy composes shaders, and as a WESL module, and run; and
+//! the manifest that tells a host outside Rust how to run it.
 
 mod common;
 
@@ -105,4 +106,42 @@ fn run_and_check(gpu: &Gpu, heap: &GpuHeap, module: &wgpu::ShaderModule, strateg
     let stats = heap.stats().unwrap();
     assert_eq!(stats.malloc_calls, n as u64, "{strategy}");
     assert_eq!(stats.allocations_live, 0, "{strategy}");
+}
+
+/// The manifest describes the heap the library builds for the same configuration: its
+/// buffers, its bindings, its init pass, and statistics words that hold what `stats()`
+/// reads after a kernel ran.
+#[test]
+fn the_manifest_describes_the_heap() {
+    let gpu = Gpu::open(None).expect("a GPU adapter");
+    for strategy in [Strategy::RwBm, Strategy::OuroCS, Strategy::TBuddy] {
+        let config = HeapConfig::new(4 << 20)
+            .strategy(strategy)
+            .watchdog(common::WATCHDOG);
+        let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config.clone()).unwrap();
+        let m = gpu_heap::manifest(&config, &gpu.device.limits(), gpu.device.features()).unwrap();
+        let layout = heap.layout();
+        assert_eq!(m.meta_bytes, heap.meta_buffer().size(), "{strategy}");
+        let sizes: Vec<u64> = heap.segment_buffers().iter().map(|b| b.size()).collect();
+        assert_eq!(m.segment_bytes, sizes, "{strategy}");
+        assert_eq!(m.bindings.len(), layout.bind_group_layout_entries().len());
+        assert_eq!(m.init_invocations, layout.init_invocations(), "{strategy}");
+        let user = format!("#include \"alloc.wgsl\"\n{USER}");
+        let module = heap.create_shader_module("user", &user).unwrap();
+        run_and_check(&gpu, &heap, &module, strategy);
+        let words = common::read_words(&gpu, heap.meta_buffer(), 16);
+        let stats = heap.stats().unwrap();
+        let counter = |name: &str| {
+            let &(_, word, n) = m.statistics.iter().find(|s| s.0 == name).unwrap();
+            let low = u64::from(words[word as usize]);
+            if n == 2 {
+                low | u64::from(words[word as usize + 1]) << 32
+            } else {
+                low
+            }
+        };
+        assert_eq!(counter("malloc_calls"), stats.malloc_calls, "{strategy}");
+        assert_eq!(counter("free_calls"), stats.free_calls, "{strategy}");
+        assert_eq!(counter("live_allocations"), stats.allocations_live);
+    }
 }

@@ -18,6 +18,10 @@ pub struct Args {
     heap_size: u64,
     #[arg(long, default_value_t = 256)]
     page_size: u32,
+    /// Also write the heap's manifest here as JSON: buffers, bindings, the init pass,
+    /// the statistics words and the WGSL API.
+    #[arg(long)]
+    manifest: Option<std::path::PathBuf>,
     #[command(flatten)]
     adapter: AdapterArg,
 }
@@ -25,13 +29,26 @@ pub struct Args {
 pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
     let config = HeapConfig::new(args.heap_size).strategy(args.strategy);
     let config = gpu_heap_cli::with_pages(config, args.page_size, 16);
-    let text = match args.adapter.adapter {
+    let (limits, features) = match args.adapter.adapter {
         Some(name) => {
             let gpu = Gpu::open(Some(&name))?;
-            gpu_heap::flatten(&config, &gpu.device.limits(), gpu.device.features())?
+            (gpu.device.limits(), gpu.device.features())
         }
-        None => gpu_heap::flatten(&config, &wgpu::Limits::default(), wgpu::Features::empty())?,
+        None => (wgpu::Limits::default(), wgpu::Features::empty()),
     };
-    print!("{text}");
+    if let Some(path) = &args.manifest {
+        crate::args::write_json(path, &gpu_heap::manifest(&config, &limits, features)?)?;
+    }
+    let text = gpu_heap::flatten(&config, &limits, features)?;
+    // A reader that stops early (`| head`) is not an error.
+    match std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            return Err(gpu_heap_cli::Error::Io {
+                path: "standard output".into(),
+                source: e,
+            })
+        }
+        _ => {}
+    }
     Ok(ExitCode::SUCCESS)
 }

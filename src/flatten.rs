@@ -58,59 +58,59 @@ pub fn flatten(
 pub(crate) fn flatten_layout(layout: &HeapLayout) -> Result<String> {
     let composed = composer_for(layout).compose_library("heap_init.wgsl")?;
     composed.validate()?;
-    let group = layout.bind_group_index;
+    Ok(header(&manifest_of(layout), layout.growable) + composed.source())
+}
+
+/// The flattened module's header: the manifest in words.
+fn header(m: &Manifest, growable: bool) -> String {
+    let strategy = if m.compiled == m.strategy {
+        m.strategy.to_string()
+    } else {
+        format!(
+            "{} (compiled as {}: the device lacks subgroups)",
+            m.strategy, m.compiled
+        )
+    };
     let mut header = format!(
-        "// gpu-heap {version}: flattened alloc.wgsl, strategy {strategy}.\n\
-         // Buffers (usage STORAGE | COPY_DST), all in @group({group}):\n",
-        version = env!("CARGO_PKG_VERSION"),
-        strategy = if layout.compiled() == layout.strategy {
-            layout.strategy.to_string()
-        } else {
-            format!(
-                "{} (compiled as {}: the device lacks subgroups)",
-                layout.strategy,
-                layout.compiled()
-            )
-        },
+        "// gpu-heap {}: flattened alloc.wgsl, strategy {strategy}.\n\
+         // Buffers (usage STORAGE | COPY_DST), all in @group({}):\n",
+        m.version, m.bind_group
     );
-    for (binding, b) in (0u32..).zip(layout.bindings()) {
-        let what = match b {
-            HeapBinding::Meta => format!(
+    for b in &m.bindings {
+        let what = match (b.array_count, b.segment) {
+            (Some(count), _) => format!(
+                "a binding array of {count} segments of these sizes in bytes: {:?}",
+                m.segment_bytes
+            ),
+            (None, Some(index)) => {
+                format!("segment {index}: {} bytes", m.segment_bytes[index as usize])
+            }
+            (None, None) => format!(
                 "{} bytes, zero-filled before first use and on reset.",
-                layout.meta_words * 4
-            ),
-            HeapBinding::SegmentArray { .. } => format!(
-                "a binding array of {} segments of these sizes in bytes: {:?}",
-                layout.segment_count(),
-                layout.segment_sizes
-            ),
-            HeapBinding::Segment { index, .. } => format!(
-                "segment {index}: {} bytes",
-                layout.segment_sizes[index as usize]
+                m.meta_bytes
             ),
         };
-        let again = match b {
-            HeapBinding::SegmentArray { atomic: true }
-            | HeapBinding::Segment { atomic: true, .. } => ", bound again as array<atomic<u32>>",
-            _ => "",
+        let again = if b.atomic_view {
+            ", bound again as array<atomic<u32>>"
+        } else {
+            ""
         };
         header.push_str(&format!(
-            "//   @binding({binding}) {}: {what}{again}\n",
-            b.wgsl_name()
+            "//   @binding({}) {}: {what}{again}\n",
+            b.binding, b.name
         ));
     }
     header.push_str(&format!(
         "// heap_meta word {} holds the committed 16-byte units ({}; read only by heaps that can grow)\n",
-        layout.growth_word,
-        layout.initial_bytes() / crate::layout::UNIT_BYTES
+        m.committed_units_word, m.committed_units
     ));
-    if layout.growable {
+    if growable {
         header.push_str(
             "// This heap can grow: bind the segments past the committed ones to any small\n\
              // buffer; growing and trimming follow src/growth.rs (gpu_heap_grow and friends).\n",
         );
     }
-    let invocations = layout.init_invocations();
+    let invocations = m.init_invocations;
     header.push_str(&if invocations > 0 {
         format!(
             "// After zero-filling heap_meta (and writing the committed units above), dispatch\n\
@@ -126,7 +126,7 @@ pub(crate) fn flatten_layout(layout: &HeapLayout) -> Result<String> {
         "// Then any compute shader that contains this text may call malloc/free; remove\n\
          // gpu_heap_init from copies other than the one you dispatch.\n\n",
     );
-    Ok(header + composed.source())
+    header
 }
 
 /// What a host outside Rust needs to run a flattened heap ([`flatten`]): its buffers and
@@ -188,6 +188,8 @@ pub struct ManifestBinding {
     pub buffer: String,
     /// For a binding array, its element count.
     pub array_count: Option<u32>,
+    /// For a segment bound on its own, its index in `segment_bytes`.
+    pub segment: Option<u32>,
     /// Whether this binds a buffer a second time as `array<atomic<u32>>`.
     pub atomic_view: bool,
 }
@@ -198,17 +200,23 @@ pub fn manifest(
     limits: &wgpu::Limits,
     features: wgpu::Features,
 ) -> Result<Manifest> {
-    let layout = plan(config, limits, features)?;
+    Ok(manifest_of(&plan(config, limits, features)?))
+}
+
+fn manifest_of(layout: &HeapLayout) -> Manifest {
     let bindings = (0u32..)
         .zip(layout.bindings())
         .map(|(binding, b)| {
-            let (buffer, array_count, atomic_view) = match b {
-                HeapBinding::Meta => ("heap_meta".to_owned(), None, false),
-                HeapBinding::SegmentArray { atomic } => {
-                    ("segments".to_owned(), Some(layout.segment_count()), atomic)
-                }
+            let (buffer, array_count, segment, atomic_view) = match b {
+                HeapBinding::Meta => ("heap_meta".to_owned(), None, None, false),
+                HeapBinding::SegmentArray { atomic } => (
+                    "segments".to_owned(),
+                    Some(layout.segment_count()),
+                    None,
+                    atomic,
+                ),
                 HeapBinding::Segment { index, atomic } => {
-                    (format!("segment {index}"), None, atomic)
+                    (format!("segment {index}"), None, Some(index), atomic)
                 }
             };
             ManifestBinding {
@@ -216,11 +224,12 @@ pub fn manifest(
                 name: b.wgsl_name(),
                 buffer,
                 array_count,
+                segment,
                 atomic_view,
             }
         })
         .collect();
-    Ok(Manifest {
+    Manifest {
         version: env!("CARGO_PKG_VERSION"),
         strategy: layout.strategy,
         compiled: layout.compiled(),
@@ -248,5 +257,5 @@ pub fn manifest(
             "HEAP_INVALID_FREE",
             "HEAP_MAX_ALLOC",
         ],
-    })
+    }
 }

@@ -40,6 +40,7 @@ mod random_walk;
 pub mod shader;
 mod stats;
 mod strategy;
+mod summary_bitmap;
 mod tbuddy;
 
 pub use config::{

@@ -27,6 +27,7 @@ use crate::layout::{STRATEGY_SCALAR_WORDS, UNIT_BYTES};
 use crate::meta::STAT_WORDS;
 use crate::ouroboros::shared::BSEM_R_BITS;
 use crate::strategy::{FamilyPlan, PlanInput, StrategyPlan};
+use crate::summary_bitmap::{layer_base_wgsl, plan_layers};
 
 /// heap_meta scalars: the free leaves not reserved by a malloc in flight, and the mallocs
 /// that failed for contention by cause.
@@ -81,7 +82,11 @@ pub(crate) struct TBuddyPlan {
 
 impl TBuddyPlan {
     pub fn plan(input: &PlanInput) -> Result<TBuddyPlan> {
-        let leaf = input.config.tbuddy.leaf_size as u64;
+        Self::with_leaf(input, input.config.tbuddy.leaf_size as u64)
+    }
+
+    /// The plan with leaves of `leaf` bytes (UAlloc's bins), whatever the configuration says.
+    pub fn with_leaf(input: &PlanInput, leaf: u64) -> Result<TBuddyPlan> {
         if !leaf.is_power_of_two() || leaf < UNIT_BYTES {
             return Err(Error::InvalidConfig(format!(
                 "the tbuddy leaf_size must be a power of two of at least 16 bytes, not {leaf}"
@@ -104,18 +109,11 @@ impl TBuddyPlan {
         let max_order = top.min(1 << leaves.ilog2()).ilog2();
         let tree_shift = leaves.next_power_of_two().ilog2();
         let sem_base = STAT_WORDS + STRATEGY_SCALAR_WORDS;
-        // Tree indices are below 2^(B + 1): a bit each in the allocated bitmap and in layer
-        // 0; layer j has a bit per word of layer j - 1.
-        let bitmap_words = |layer: u32| (2u64 << tree_shift >> (5 * layer)).div_ceil(32);
+        // Tree indices are below 2^(B + 1): a bit each in the allocated bitmap and in the
+        // available tree, a summary bitmap whose largest range (order 0) is 2^B indices.
         let alloc_base = sem_base + 2 * (max_order as u64 + 1);
-        let mut next = alloc_base + bitmap_words(0);
-        let layer_bases = (0..=tree_shift / 5)
-            .map(|j| {
-                let base = next;
-                next += bitmap_words(j);
-                base
-            })
-            .collect();
+        let mut next = alloc_base + (2u64 << tree_shift).div_ceil(32);
+        let layer_bases = plan_layers(&mut next, 2 << tree_shift, tree_shift);
         Ok(TBuddyPlan {
             leaf_units: leaf / UNIT_BYTES,
             leaves,
@@ -151,22 +149,10 @@ impl TBuddyPlan {
         }
         blocks
     }
-}
 
-impl StrategyPlan for TBuddyPlan {
-    fn entry_file(&self) -> &'static str {
-        "tbuddy/tbuddy.wgsl"
-    }
-
-    fn max_alloc(&self) -> u64 {
-        (self.leaf_units * UNIT_BYTES) << self.max_order
-    }
-
-    fn state_end_word(&self) -> u64 {
-        self.state_end
-    }
-
-    fn wgsl(&self, s: &mut String) {
+    /// The tree buddy's constants for `generated/config.wgsl` (its summary bitmap's layers
+    /// are bitmap 0 of `sb_layer_base`, which the caller generates).
+    pub(crate) fn constants(&self, s: &mut String) {
         let constants = [
             ("TB_FREE", TB_FREE),
             ("TB_CLAIM_FAILURES", TB_CLAIM_FAILURES),
@@ -182,12 +168,40 @@ impl StrategyPlan for TBuddyPlan {
         for (name, value) in constants {
             let _ = writeln!(s, "const {name}: u32 = {value}u;");
         }
-        // The layers' first words, as a switch of at most seven cases.
-        let _ = writeln!(s, "fn at_layer_base(j: u32) -> u32 {{\n    switch j {{");
-        for (j, base) in self.layer_bases.iter().enumerate() {
-            let _ = writeln!(s, "        case {j}u: {{ return {base}u; }}");
-        }
-        let _ = writeln!(s, "        default: {{ return 0u; }}\n    }}\n}}");
+    }
+
+    /// The first words of the available tree's layers.
+    pub(crate) fn layer_bases(&self) -> &[u64] {
+        &self.layer_bases
+    }
+
+    /// The first heap_meta word after the tree buddy's state.
+    pub(crate) fn state_end(&self) -> u64 {
+        self.state_end
+    }
+
+    /// Leaves of the (reserved) heap.
+    pub(crate) fn leaves(&self) -> u64 {
+        self.leaves
+    }
+}
+
+impl StrategyPlan for TBuddyPlan {
+    fn entry_file(&self) -> &'static str {
+        "tbuddy/strategy.wgsl"
+    }
+
+    fn max_alloc(&self) -> u64 {
+        (self.leaf_units * UNIT_BYTES) << self.max_order
+    }
+
+    fn state_end_word(&self) -> u64 {
+        self.state_end
+    }
+
+    fn wgsl(&self, s: &mut String) {
+        self.constants(s);
+        layer_base_wgsl(s, &[&self.layer_bases]);
     }
 
     /// One invocation publishes the initial blocks (a handful per segment).

@@ -20,6 +20,12 @@
 // block large enough although its leaves are reserved merges available pairs, order by
 // order (tb_coalesce), before it reports out of memory.
 //
+// Provides tb_malloc(size_bytes, mark), tb_free(ptr), tb_init() and the growth hooks' work
+// (tb_grow, tb_trim_check, tb_trim); tbuddy/strategy.wgsl makes them the tbuddy strategy,
+// and UAlloc (ualloc/ualloc.wgsl) takes its bins and its large blocks from them. A block
+// handed out with mark = false has no allocated bit, so no free reaches it as a live
+// block: UAlloc's bins, which go back by tb_give_back.
+//
 // State (heap_meta, layout in src/tbuddy.rs): TB_FREE, the free leaves not reserved by a
 // malloc in flight (tb_reserve); TB_CLAIM_FAILURES and TB_WAIT_FAILURES, the mallocs that
 // failed for contention by cause (a unit whose block was not found; the rounds ran out);
@@ -166,7 +172,7 @@ fn tb_merge_pairs(n: u32, lo: u32, hi: u32, start: u32, limit: u32) -> u32 {
     var merged = 0u;
     for (var k = 0u; k < min(words, limit); k++) {
         let w = first + (start + k) % words;
-        let word = atomicLoad(&heap_meta[at_layer_base(0u) + w]) & heap_bits_in(w, lo, hi);
+        let word = atomicLoad(&heap_meta[sb_layer_base(AT_BITMAP, 0u) + w]) & heap_bits_in(w, lo, hi);
         // Both nodes of a pair available: bits 2i and 2i + 1 (indices and nodes have the
         // same parity, 2^m being even).
         var pairs = word & (word >> 1u) & 0x55555555u;
@@ -217,7 +223,7 @@ fn tb_coalesce_range(a: u32, b: u32) {
 
 // Splits block `got` of order `level` down to `want`: at each order of the path, publishes
 // all but the last block of the batch and keeps the last; returns the kept block.
-fn tb_split_and_keep(want: u32, level: u32, got: u32, path_in: u32) -> HeapAlloc {
+fn tb_split_and_keep(want: u32, level: u32, got: u32, path_in: u32, mark: bool) -> HeapAlloc {
     var path = path_in;
     var node = got;
     var hi = level;
@@ -231,13 +237,15 @@ fn tb_split_and_keep(want: u32, level: u32, got: u32, path_in: u32) -> HeapAlloc
         path &= ~(1u << lo);
         hi = lo;
     }
-    let bit = tb_alloc_bit(want, node);
-    atomicOr(&heap_meta[bit.x], bit.y);
+    if (mark) {
+        let bit = tb_alloc_bit(want, node);
+        atomicOr(&heap_meta[bit.x], bit.y);
+    }
     let unit = (node << want) * TB_LEAF_UNITS;
     return HeapAlloc(heap_handle_of(unit), TB_LEAF_UNITS << want, HEAP_OK);
 }
 
-fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
+fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     // Rounds of one malloc, across all the orders it climbs. Generous: only mallocs that
     // wait behind thousands of others for the same order use many.
     const TB_ROUNDS = 32768u;
@@ -334,7 +342,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
         }
         // Split inside the loop, so that lanes of this subgroup waiting for the batches
         // see them in their next round.
-        return tb_split_and_keep(want, level, got, path);
+        return tb_split_and_keep(want, level, got, path, mark);
     }
     if (holding) {
         // Out of rounds with a unit: a last search, scanning all of the order's words (what
@@ -343,7 +351,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
             got = at_claim(level, bsem_ticket + scan, TB_CLAIM_DESCENTS, TB_LAST_SCAN_WORDS);
         }
         if (got != AT_NONE) {
-            return tb_split_and_keep(want, level, got, path);
+            return tb_split_and_keep(want, level, got, path, mark);
         }
         bsem_signal(tb_sem(level), 1u, 0u);
         atomicAdd(&heap_meta[TB_CLAIM_FAILURES], 1u);
@@ -356,7 +364,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     return HeapAlloc(HEAP_NULL, 0u, status);
 }
 
-fn strategy_free(ptr: u32) -> HeapFree {
+fn tb_free(ptr: u32) -> HeapFree {
     let unit = heap_unit_of(ptr);
     let leaf = unit >> TB_LEAF_SHIFT;
     if ((unit & (TB_LEAF_UNITS - 1u)) != 0u || leaf >= tb_live_leaves()) {
@@ -379,6 +387,13 @@ fn strategy_free(ptr: u32) -> HeapFree {
         }
     }
     return HeapFree(0u, HEAP_INVALID_FREE);
+}
+
+// Gives back leaf `leaf`, a block of order 0 that tb_malloc handed out unmarked (UAlloc's
+// bins, which UAlloc tracks itself).
+fn tb_give_back(leaf: u32) {
+    tb_release(0u, leaf);
+    atomicAdd(&heap_meta[TB_FREE], 1u);
 }
 
 // Whether node v of order n has a buddy that can merge with it.
@@ -459,14 +474,14 @@ const TB_COVER_PUBLISH: u32 = 0u;
 const TB_COVER_CHECK: u32 = 1u;
 const TB_COVER_TAKE: u32 = 2u;
 
-fn strategy_init(i: u32) {
+fn tb_init() {
     let leaves = tb_live_leaves();
     tb_cover(0u, leaves, TB_COVER_PUBLISH);
     atomicAdd(&heap_meta[TB_FREE], leaves);
 }
 
-// Growth hooks (alloc.wgsl): segment-aligned ranges, covered by whole blocks.
-fn strategy_grow(from_units: u32, to_units: u32) {
+// The growth hooks' work (alloc.wgsl): segment-aligned ranges, covered by whole blocks.
+fn tb_grow(from_units: u32, to_units: u32) {
     let a = from_units >> TB_LEAF_SHIFT;
     let b = min(to_units >> TB_LEAF_SHIFT, TB_LEAVES);
     tb_cover(a, b, TB_COVER_PUBLISH);
@@ -475,14 +490,14 @@ fn strategy_grow(from_units: u32, to_units: u32) {
 
 // Merges what is free in the range first: blocks that came back in pieces would otherwise
 // keep a free range from being trimmed.
-fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
+fn tb_trim_check(from_units: u32, to_units: u32) -> bool {
     let a = to_units >> TB_LEAF_SHIFT;
     let b = min(from_units >> TB_LEAF_SHIFT, TB_LEAVES);
     tb_coalesce_range(a, b);
     return tb_cover(a, b, TB_COVER_CHECK);
 }
 
-fn strategy_trim(from_units: u32, to_units: u32) {
+fn tb_trim(from_units: u32, to_units: u32) {
     let a = to_units >> TB_LEAF_SHIFT;
     let b = min(from_units >> TB_LEAF_SHIFT, TB_LEAVES);
     tb_cover(a, b, TB_COVER_TAKE);

@@ -117,6 +117,14 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
         include_str!("../../shaders/tbuddy/tbuddy.wgsl"),
     ),
     (
+        "tbuddy/strategy.wgsl",
+        include_str!("../../shaders/tbuddy/strategy.wgsl"),
+    ),
+    (
+        "core/summary_bitmap.wgsl",
+        include_str!("../../shaders/core/summary_bitmap.wgsl"),
+    ),
+    (
         "tbuddy/available_tree.wgsl",
         include_str!("../../shaders/tbuddy/available_tree.wgsl"),
     ),

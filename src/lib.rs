@@ -42,6 +42,7 @@ mod stats;
 mod strategy;
 mod summary_bitmap;
 mod tbuddy;
+mod ualloc;
 
 pub use config::{
     HeapConfig, OuroborosParams, RandomWalkParams, SegmentBinding, Statistics, TBuddyParams,

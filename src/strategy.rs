@@ -23,6 +23,7 @@ use crate::layout::DeviceCaps;
 use crate::ouroboros::{OuroGeometry, OuroPlanInput, QueueKind};
 use crate::random_walk::WalkGeometry;
 use crate::tbuddy::TBuddyPlan;
+use crate::ualloc::UAllocPlan;
 
 /// The strategy families: the host-side modules that plan heaps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +37,8 @@ pub(crate) enum Family {
     Ouroboros { chunk_based: bool, queue: QueueKind },
     /// `src/tbuddy.rs`, `shaders/tbuddy/`.
     TBuddy,
+    /// `src/ualloc.rs`, `shaders/ualloc/` (over the tree buddy).
+    UAlloc,
 }
 
 macro_rules! registry {
@@ -109,6 +112,10 @@ registry! {
     /// Tree buddy: power-of-two blocks from a leaf (`leaf_size`) to a segment, split and
     /// merged on a static tree, one bulk semaphore per order (Gelado & Garland, section 4.1).
     TBuddy = "tbuddy", "GPU_HEAP_TBUDDY", Family::TBuddy;
+    /// UAlloc over the tree buddy: power-of-two classes of 16 B to 2 KiB in 4 KiB bins, one
+    /// bulk semaphore per class, larger blocks from the tree buddy up to a segment
+    /// (Gelado & Garland, section 4). Every size from 1 byte.
+    UAlloc = "ualloc", "GPU_HEAP_UALLOC", Family::UAlloc;
 }
 
 impl Strategy {
@@ -172,6 +179,7 @@ impl Strategy {
             Family::RandomWalk => StrategyParams::RandomWalk,
             Family::Ouroboros { .. } => StrategyParams::Ouroboros,
             Family::TBuddy => StrategyParams::TBuddy,
+            Family::UAlloc => StrategyParams::None,
         }
     }
 
@@ -195,7 +203,11 @@ impl Strategy {
     /// [`HeapConfig::max_size`] above its size can be planned for it. Every family does.
     pub fn supports_growth(self) -> bool {
         match self.family() {
-            Family::Bump | Family::RandomWalk | Family::Ouroboros { .. } | Family::TBuddy => true,
+            Family::Bump
+            | Family::RandomWalk
+            | Family::Ouroboros { .. }
+            | Family::TBuddy
+            | Family::UAlloc => true,
         }
     }
 }
@@ -299,6 +311,7 @@ pub(crate) enum FamilyPlan {
     RandomWalk(WalkGeometry),
     Ouroboros(OuroGeometry),
     TBuddy(TBuddyPlan),
+    UAlloc(UAllocPlan),
 }
 
 /// What every family's planning gets: the configuration, the device, and the segments.
@@ -331,6 +344,7 @@ impl FamilyPlan {
                 })?)
             }
             Family::TBuddy => FamilyPlan::TBuddy(TBuddyPlan::plan(input)?),
+            Family::UAlloc => FamilyPlan::UAlloc(UAllocPlan::plan(input)?),
         })
     }
 
@@ -341,6 +355,7 @@ impl FamilyPlan {
             FamilyPlan::RandomWalk(p) => p,
             FamilyPlan::Ouroboros(p) => p,
             FamilyPlan::TBuddy(p) => p,
+            FamilyPlan::UAlloc(p) => p,
         }
     }
 }

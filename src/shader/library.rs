@@ -121,6 +121,10 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
         include_str!("../../shaders/tbuddy/strategy.wgsl"),
     ),
     (
+        "ualloc/ualloc.wgsl",
+        include_str!("../../shaders/ualloc/ualloc.wgsl"),
+    ),
+    (
         "core/summary_bitmap.wgsl",
         include_str!("../../shaders/core/summary_bitmap.wgsl"),
     ),

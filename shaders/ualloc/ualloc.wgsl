@@ -1,0 +1,334 @@
+// UAlloc, the unaligned allocator of Gelado & Garland (PPoPP 2019, section 4.2), in front
+// of the tree buddy (tbuddy/tbuddy.wgsl, section 4.1): the paper's allocator, malloc from
+// one byte to a segment.
+//
+// malloc rounds the size up to a power of two. Up to half a bin (UA_CLASSES classes of 16 B
+// to 2 KiB) it takes a block from a bin of that class; above, a marked block of the tree
+// buddy. A bin is one leaf of the tree buddy (4 KiB) holding blocks of one class; its state
+// lives in heap_meta, not in the bin, so all of its bytes are blocks and no tail space is
+// needed. Two-stage resource management as in the paper: one bulk semaphore per class
+// counts the free blocks of the class's bins (a batch is one fresh bin: the producer takes
+// a leaf from the tree buddy, keeps a block and signals the others); then a bin with a
+// free block is found in the class's summary bitmap (core/summary_bitmap.wgsl; where the
+// paper walks a per-arena list of such bins), its free count is decremented, and a zero
+// bit of its bitmap is set. A bin whose last block comes back goes back to the tree buddy.
+//
+// Where this departs from the paper, and why:
+//   - Lists of bins with free blocks under RCU (4.2.1) need a grace period: a writer waits
+//     for every reader of the list to leave, a wait on other invocations that WGSL cannot
+//     bound (the progress rule). A bin's state word is instead the one word a reader
+//     changes: the class and a live flag sit beside its free count, so a reader that
+//     reaches a bin that was emptied, given back or reused for another class sees it in
+//     the old value of its own atomic and undoes it. The summary bitmap of bins with free
+//     blocks takes the list's place; the arenas (one per SM in the paper; WGSL has no SM
+//     id) become where a malloc's search starts.
+//   - The paper tells a UAlloc block from a TBuddy block by alignment (bin headers make
+//     UAlloc blocks never page-aligned). Here the address's bin says it: its state word is
+//     live while the bin belongs to UAlloc; tree buddy blocks start at a leaf whose state
+//     word is zero (the bins UAlloc takes are unmarked in the tree buddy, so a free can
+//     never give one back to it while UAlloc holds it).
+//
+// State (heap_meta, layout in src/ualloc.rs), after the tree buddy's: per class its
+// semaphore (ua_sem); per bin its state word (UA_STATE + bin: free count << 22 | UA_LIVE |
+// class, zero while the bin is not UAlloc's) and its bitmap (UA_BITMAP + 8 bin: a bit
+// per block, set while handed out); per class the range of summary bitmap UA_SETS of
+// the bins that may have a free block; UA_CLAIM_FAILURES and UA_WAIT_FAILURES, the
+// mallocs that failed for contention by cause.
+//
+// Invariants
+//   - Once no call is in flight, a class's semaphore count is the sum of its live bins'
+//     free counts; a bin's free count is at most its zero bits. A malloc holding a unit
+//     owns one free count somewhere; decrementing a live bin of its class turns it into
+//     one zero bit of that bin, which it sets (blocks past the class's count are masked,
+//     never set). free clears the bit, then increments the count, then signals.
+//   - The state word changes by atomicAdd/atomicSub (a decrement is undone if the old
+//     value was not a live bin of the class with a count above zero; a producer adds a
+//     whole fresh state to a zero word), except the give-back: a compare-exchange from
+//     "live, class c, all blocks free" to zero, after the bin's blocks were taken from the
+//     semaphore. So no count is lost to a racing undo, and a bin is given back only when no
+//     block of it is handed out or being claimed.
+//   - A bin's bit in its class's summary bitmap is set when the bin gains its first free
+//     block (fresh, or a free that raises the count from zero) and cleared when a
+//     decrement takes the count to zero or a search meets a bin with none; every clear is
+//     followed by a look at the count, setting the bit back if it rose meanwhile.
+//
+// Loops: malloc's loop makes at most UA_ROUNDS rounds (a semaphore step, or a search for a
+// bin); a bin search makes UA_SEARCH_TRIES tries; a bitmap claim at most UA_BIT_TRIES
+// atomics; the give-back's compare-exchange at most 4 attempts; plus the tree buddy's and
+// the summary bitmap's own bounds.
+
+#include "../tbuddy/tbuddy.wgsl"
+
+const UA_LIVE: u32 = 0x100u;
+const UA_COUNT_ONE: u32 = 0x400000u;
+const UA_KEY_MASK: u32 = 0x3fffffu;
+const UA_BITMAP_WORDS: u32 = 8u;
+// Summary bitmap 1 (bitmap 0 is the tree buddy's available tree).
+const UA_SETS: u32 = 1u;
+
+fn ua_sem(c: u32) -> u32 {
+    return UA_SEM + 2u * c;
+}
+
+fn ua_blocks(c: u32) -> u32 {
+    return UA_BIN_UNITS >> c;
+}
+
+fn ua_count(state: u32) -> u32 {
+    return state >> 22u;
+}
+
+fn ua_set_index(c: u32, bin: u32) -> u32 {
+    return (c << UA_SET_SHIFT) + bin;
+}
+
+// The class of a malloc of `units` 16-byte units: the smallest power of two that holds it.
+fn ua_class_for(units: u32) -> u32 {
+    return select(0u, 32u - countLeadingZeros(units - 1u), units > 1u);
+}
+
+// Takes one free count of bin `bin` of class c: false (and nothing changed) if the bin is
+// not a live bin of c with a free block.
+fn ua_take_count(bin: u32, c: u32) -> bool {
+    let old = atomicSub(&heap_meta[UA_STATE + bin], UA_COUNT_ONE);
+    let count = ua_count(old);
+    if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count == 0u || count > ua_blocks(c)) {
+        atomicAdd(&heap_meta[UA_STATE + bin], UA_COUNT_ONE);
+        return false;
+    }
+    if (count == 1u) {
+        ua_hide(bin, c);
+    }
+    return true;
+}
+
+// The bin has no free block of class c (or is not c's): clear its summary bit, then look
+// again, setting it back if a free arrived meanwhile.
+fn ua_hide(bin: u32, c: u32) {
+    sb_try_clear(UA_SETS, ua_set_index(c, bin));
+    let now = atomicLoad(&heap_meta[UA_STATE + bin]);
+    if ((now & UA_KEY_MASK) == (UA_LIVE | c) && ua_count(now) > 0u && ua_count(now) <= ua_blocks(c)) {
+        sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+    }
+}
+
+// Sets a zero bit of the bin's bitmap, of which the caller owns one (it took a count):
+// the block's handle.
+fn ua_claim_bit(bin: u32, c: u32, seed: u32) -> u32 {
+    const UA_BIT_TRIES = 256u;
+    let blocks = ua_blocks(c);
+    let words = max(blocks >> 5u, 1u);
+    let mask = select((1u << blocks) - 1u, 0xffffffffu, blocks >= 32u);
+    var rng = heap_hash(seed) | 1u;
+    var w = rng % words;
+    var seen = atomicLoad(&heap_meta[UA_BITMAP + UA_BITMAP_WORDS * bin + w]);
+    for (var t = 0u; t < UA_BIT_TRIES; t++) {
+        let free = ~seen & mask;
+        if (free == 0u) {
+            w = (w + 1u) % words;
+            seen = atomicLoad(&heap_meta[UA_BITMAP + UA_BITMAP_WORDS * bin + w]);
+            continue;
+        }
+        rng = heap_rng_next(rng);
+        let b = sb_pick(free, rng);
+        let old = atomicOr(&heap_meta[UA_BITMAP + UA_BITMAP_WORDS * bin + w], 1u << b);
+        if ((old & (1u << b)) == 0u) {
+            let unit = (bin << UA_BIN_SHIFT) + ((w * 32u + b) << c);
+            return heap_handle_of(unit);
+        }
+        seen = old;
+    }
+    return HEAP_NULL;
+}
+
+// Returns a free count to bin `bin` of class c (a block whose bit was cleared, or a count
+// a malloc could not use): shows the bin again if it had none, signals the class's
+// semaphore, and gives the bin back to the tree buddy if all its blocks are free.
+fn ua_give_count(bin: u32, c: u32) {
+    let old = atomicAdd(&heap_meta[UA_STATE + bin], UA_COUNT_ONE);
+    if (ua_count(old) == 0u) {
+        sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+    }
+    bsem_signal(ua_sem(c), 1u, 0u);
+    if (ua_count(old) + 1u == ua_blocks(c)) {
+        ua_give_back(bin, c);
+    }
+}
+
+// Gives an empty bin back to the tree buddy: its blocks leave the semaphore first (unless
+// mallocs wait for blocks of the class: they are theirs), then the state word goes from
+// "all free" to zero in one exchange, which fails if any count was taken meanwhile.
+fn ua_give_back(bin: u32, c: u32) {
+    let s = ua_sem(c);
+    let blocks = ua_blocks(c);
+    if (atomicLoad(&heap_meta[s + 1u]) != 0u || !bsem_try_take(s, blocks)) {
+        return;
+    }
+    let full = (blocks << 22u) | UA_LIVE | c;
+    for (var attempt = 0u; attempt < 4u; attempt++) {
+        let r = atomicCompareExchangeWeak(&heap_meta[UA_STATE + bin], full, 0u);
+        if (r.exchanged) {
+            sb_try_clear(UA_SETS, ua_set_index(c, bin));
+            tb_give_back(bin);
+            return;
+        }
+        if (r.old_value != full) {
+            break;
+        }
+    }
+    bsem_signal(s, blocks, 0u);
+}
+
+// A fresh bin of class c for a producer: a leaf from the tree buddy, all its blocks free,
+// shown and signalled but for one, which the producer then claims like any holder.
+fn ua_fresh_bin(c: u32) -> HeapAlloc {
+    let leaf = tb_malloc(UA_BIN_UNITS * 16u, false);
+    if (leaf.status != HEAP_OK) {
+        return leaf;
+    }
+    let bin = heap_unit_of(leaf.handle) >> UA_BIN_SHIFT;
+    atomicAdd(&heap_meta[UA_STATE + bin], (ua_blocks(c) << 22u) | UA_LIVE | c);
+    sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+    bsem_signal(ua_sem(c), ua_blocks(c) - 1u, 1u);
+    return HeapAlloc(bin, 0u, HEAP_OK);
+}
+
+// Finds a bin of class c with a free block and takes one count of it (the caller holds a
+// unit of the class's semaphore): the bin, or SB_NONE. `prefer` is a bin to try first.
+fn ua_find_bin(c: u32, prefer: u32, seed: u32, last: bool) -> u32 {
+    const UA_SEARCH_TRIES = 8u;
+    if (prefer != SB_NONE && ua_take_count(prefer, c)) {
+        return prefer;
+    }
+    let scan = select(0u, 65536u, last);
+    for (var t = 0u; t < UA_SEARCH_TRIES; t++) {
+        let bin = sb_search(UA_SETS, c << UA_SET_SHIFT, UA_SET_SHIFT, seed + t, 4u, scan, false);
+        if (bin == SB_NONE) {
+            continue;
+        }
+        if (ua_take_count(bin, c)) {
+            return bin;
+        }
+        ua_hide(bin, c);
+    }
+    return SB_NONE;
+}
+
+fn ua_malloc(size_bytes: u32) -> HeapAlloc {
+    const UA_ROUNDS = 32768u;
+    // Rounds a malloc waits for someone else's bin before it produces one itself.
+    const UA_PATIENCE = 32u;
+    let units = heap_units_for(size_bytes);
+    if (units > (UA_BIN_UNITS >> 1u)) {
+        return tb_malloc(size_bytes, true);
+    }
+    let c = ua_class_for(units);
+    let s = ua_sem(c);
+    var wait = bsem_new_wait();
+    var status = HEAP_CONTENTION;
+    var holding = false;
+    var prefer = SB_NONE;
+    for (var round = 0u; round < UA_ROUNDS; round++) {
+        if (!holding) {
+            var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait);
+            if (r == BSEM_PENDING && wait.waited >= UA_PATIENCE) {
+                bsem_abandon(s, 1u, &wait);
+                if (bsem_help(s)) {
+                    r = BSEM_ALLOCATE;
+                }
+            }
+            if (r == BSEM_PENDING) {
+                continue;
+            }
+            if (r == BSEM_ALLOCATE) {
+                let fresh = ua_fresh_bin(c);
+                if (fresh.status == HEAP_OK) {
+                    prefer = fresh.handle;
+                } else {
+                    // No leaf for a bin: blocks of the class may still be free or coming;
+                    // out of memory only if none is.
+                    bsem_signal(s, 0u, 1u);
+                    wait = bsem_new_wait();
+                    if (bsem_count(s) <= 0 && (atomicLoad(&heap_meta[s + 1u]) >> BSEM_R_BITS) == 0u) {
+                        status = fresh.status;
+                        break;
+                    }
+                    continue;
+                }
+            }
+            holding = true;
+        }
+        let bin = ua_find_bin(c, prefer, bsem_ticket + round * 0x9e3779b9u, round + 1u == UA_ROUNDS);
+        prefer = SB_NONE;
+        if (bin == SB_NONE) {
+            continue;
+        }
+        let handle = ua_claim_bit(bin, c, bsem_ticket ^ round);
+        if (handle != HEAP_NULL) {
+            return HeapAlloc(handle, 1u << c, HEAP_OK);
+        }
+        ua_give_count(bin, c);
+        atomicAdd(&heap_meta[UA_CLAIM_FAILURES], 1u);
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+    }
+    if (holding) {
+        bsem_signal(s, 1u, 0u);
+        atomicAdd(&heap_meta[UA_CLAIM_FAILURES], 1u);
+    } else if (status == HEAP_CONTENTION) {
+        atomicAdd(&heap_meta[UA_WAIT_FAILURES], 1u);
+    }
+    bsem_abandon(s, 1u, &wait);
+    return HeapAlloc(HEAP_NULL, 0u, status);
+}
+
+fn ua_free(ptr: u32) -> HeapFree {
+    let unit = heap_unit_of(ptr);
+    let bin = unit >> UA_BIN_SHIFT;
+    if (bin >= tb_live_leaves()) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    let state = atomicLoad(&heap_meta[UA_STATE + bin]);
+    if ((state & UA_LIVE) == 0u) {
+        return tb_free(ptr);
+    }
+    let c = state & 0xffu;
+    let offset = unit & (UA_BIN_UNITS - 1u);
+    if ((offset & ((1u << c) - 1u)) != 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    let block = offset >> c;
+    let bit = 1u << (block & 31u);
+    let old = atomicAnd(&heap_meta[UA_BITMAP + UA_BITMAP_WORDS * bin + (block >> 5u)], ~bit);
+    if ((old & bit) == 0u) {
+        return HeapFree(0u, HEAP_INVALID_FREE);
+    }
+    ua_give_count(bin, c);
+    return HeapFree(1u << c, HEAP_OK);
+}
+
+fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
+    return ua_malloc(size_bytes);
+}
+
+fn strategy_free(ptr: u32) -> HeapFree {
+    return ua_free(ptr);
+}
+
+fn strategy_init(i: u32) {
+    tb_init();
+}
+
+// Growth: bins are leaves, so the tree buddy's hooks cover UAlloc too (a bin UAlloc holds
+// is a block the tree buddy does not see as available, so a range holding one is not
+// trimmed).
+fn strategy_grow(from_units: u32, to_units: u32) {
+    tb_grow(from_units, to_units);
+}
+
+fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
+    return tb_trim_check(from_units, to_units);
+}
+
+fn strategy_trim(from_units: u32, to_units: u32) {
+    tb_trim(from_units, to_units);
+}

@@ -1,0 +1,139 @@
+//! UAlloc in front of the tree buddy (Gelado & Garland, PPoPP 2019, section 4;
+//! `shaders/ualloc/`): the paper's allocator. Mallocs up to half a bin take a block of a
+//! power-of-two class from a bin (one 4 KiB leaf of the tree buddy); larger ones a block
+//! of the tree buddy itself, up to a segment.
+//!
+//! heap_meta after the tree buddy's state (planned with 4 KiB leaves, whatever
+//! [`TBuddyParams`](crate::TBuddyParams) says):
+//! - two words per class: the class's bulk semaphore (its count is the free blocks of the
+//!   class's bins);
+//! - a state word per bin (free count, live flag, class);
+//! - eight bitmap words per bin (a bit per block, 256 blocks of 16 bytes at most);
+//! - summary bitmap 1 (`shaders/core/summary_bitmap.wgsl`): per class, a range of
+//!   `2^set_shift` indices, a bit per bin that may have a free block.
+//!
+//! That is 9 words per 4 KiB bin (0.9 % of the heap) plus a few bits per bin.
+
+use std::fmt::Write as _;
+
+use crate::error::Result;
+use crate::layout::UNIT_BYTES;
+use crate::meta::STAT_WORDS;
+use crate::strategy::{PlanInput, StrategyPlan};
+use crate::summary_bitmap::{layer_base_wgsl, plan_layers};
+use crate::tbuddy::TBuddyPlan;
+
+/// Bytes of a bin, the tree buddy's leaf under UAlloc.
+const BIN_BYTES: u64 = 4096;
+/// Size classes: blocks of 16 B to half a bin.
+const CLASSES: u64 = 8;
+/// Bitmap words per bin.
+const BITMAP_WORDS: u64 = 8;
+/// heap_meta scalars after the tree buddy's three: mallocs that failed for contention,
+/// holding a unit whose block was not found, and whose wait ran out of rounds.
+const UA_CLAIM_FAILURES: u64 = STAT_WORDS + 3;
+const UA_WAIT_FAILURES: u64 = STAT_WORDS + 4;
+
+/// A UAlloc heap's plan: the tree buddy's, and UAlloc's state after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct UAllocPlan {
+    tbuddy: TBuddyPlan,
+    sem_base: u64,
+    state_base: u64,
+    bitmap_base: u64,
+    /// Each class's range of the summary bitmap has `2^set_shift >= bins` indices.
+    set_shift: u32,
+    set_layers: Vec<u64>,
+    state_end: u64,
+}
+
+impl UAllocPlan {
+    pub fn plan(input: &PlanInput) -> Result<UAllocPlan> {
+        let tbuddy = TBuddyPlan::with_leaf(input, BIN_BYTES)?;
+        let bins = tbuddy.leaves();
+        let sem_base = tbuddy.state_end();
+        let state_base = sem_base + 2 * CLASSES;
+        let bitmap_base = state_base + bins;
+        let set_shift = bins.next_power_of_two().ilog2();
+        let mut next = bitmap_base + BITMAP_WORDS * bins;
+        let set_layers = plan_layers(&mut next, CLASSES << set_shift, set_shift);
+        Ok(UAllocPlan {
+            tbuddy,
+            sem_base,
+            state_base,
+            bitmap_base,
+            set_shift,
+            set_layers,
+            state_end: next,
+        })
+    }
+
+    /// The class of a malloc of `size` bytes, or `None` above half a bin (the tree buddy's).
+    fn class_for(size: u32) -> Option<u32> {
+        let units = (size as u64).div_ceil(UNIT_BYTES).max(1);
+        (units <= BIN_BYTES / UNIT_BYTES / 2).then(|| units.next_power_of_two().ilog2())
+    }
+}
+
+impl StrategyPlan for UAllocPlan {
+    fn entry_file(&self) -> &'static str {
+        "ualloc/ualloc.wgsl"
+    }
+
+    fn max_alloc(&self) -> u64 {
+        self.tbuddy.max_alloc()
+    }
+
+    fn state_end_word(&self) -> u64 {
+        self.state_end
+    }
+
+    fn wgsl(&self, s: &mut String) {
+        self.tbuddy.constants(s);
+        let constants = [
+            ("UA_CLAIM_FAILURES", UA_CLAIM_FAILURES),
+            ("UA_WAIT_FAILURES", UA_WAIT_FAILURES),
+            ("UA_BIN_UNITS", BIN_BYTES / UNIT_BYTES),
+            ("UA_BIN_SHIFT", (BIN_BYTES / UNIT_BYTES).ilog2() as u64),
+            ("UA_SEM", self.sem_base),
+            ("UA_STATE", self.state_base),
+            ("UA_BITMAP", self.bitmap_base),
+            ("UA_SET_SHIFT", self.set_shift as u64),
+        ];
+        for (name, value) in constants {
+            let _ = writeln!(s, "const {name}: u32 = {value}u;");
+        }
+        layer_base_wgsl(s, &[self.tbuddy.layer_bases(), &self.set_layers]);
+    }
+
+    /// The tree buddy's init: one invocation publishes its initial blocks.
+    fn init_invocations(&self) -> u32 {
+        self.tbuddy.init_invocations()
+    }
+
+    fn item_units(&self) -> u64 {
+        self.tbuddy.item_units()
+    }
+
+    fn trim_check_invocations(&self, to_units: u64, from_units: u64) -> u32 {
+        self.tbuddy.trim_check_invocations(to_units, from_units)
+    }
+
+    /// Blocks of the size's class in bins that fill the heap, or the tree buddy's blocks.
+    fn capacity_for(&self, size: u32, segment_sizes: &[u64]) -> u64 {
+        match Self::class_for(size) {
+            Some(c) => {
+                let bins = self.tbuddy.capacity_for(BIN_BYTES as u32, segment_sizes);
+                bins * (BIN_BYTES / UNIT_BYTES >> c)
+            }
+            None => self.tbuddy.capacity_for(size, segment_sizes),
+        }
+    }
+
+    fn granted_bytes(&self, size: u32) -> u64 {
+        match Self::class_for(size) {
+            Some(c) => UNIT_BYTES << c,
+            None => self.tbuddy.granted_bytes(size),
+        }
+    }
+}

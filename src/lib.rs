@@ -68,6 +68,7 @@ pub use shader::{ComposedShader, Composer, ShaderError, SourceLocation};
 pub use stats::{Failures, HeapStats, RawStats};
 pub use strategy::{Packing, Strategy, StrategyParams};
 pub use tbuddy::{TBuddyOrder, TBuddyReport};
+pub use ualloc::{UAllocClass, UAllocReport};
 
 /// The README's Rust examples, compiled as doctests so that the front door cannot rot.
 #[cfg(doctest)]

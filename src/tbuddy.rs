@@ -289,10 +289,13 @@ impl TBuddyReport {
 
 impl GpuHeap {
     /// The books of a tree buddy heap (waits for submitted work first): per order, the
-    /// semaphore against the available nodes; `None` for other strategies.
+    /// semaphore against the available nodes (the tree buddy under UAlloc too); `None` for
+    /// other strategies.
     pub fn tbuddy_report(&self) -> Result<Option<TBuddyReport>> {
-        let FamilyPlan::TBuddy(p) = &self.layout().plan else {
-            return Ok(None);
+        let p = match &self.layout().plan {
+            FamilyPlan::TBuddy(p) => p,
+            FamilyPlan::UAlloc(p) => p.tbuddy(),
+            _ => return Ok(None),
         };
         let scalars = self.read_meta(TB_FREE, 3)?;
         let sems = self.read_meta(p.sem_base, 2 * (p.max_order as u64 + 1))?;

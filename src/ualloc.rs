@@ -17,9 +17,11 @@
 use std::fmt::Write as _;
 
 use crate::error::Result;
+use crate::heap::GpuHeap;
+use crate::ouroboros::shared::BSEM_R_BITS;
 use crate::layout::UNIT_BYTES;
 use crate::meta::STAT_WORDS;
-use crate::strategy::{PlanInput, StrategyPlan};
+use crate::strategy::{FamilyPlan, PlanInput, StrategyPlan};
 use crate::summary_bitmap::{layer_base_wgsl, plan_layers};
 use crate::tbuddy::TBuddyPlan;
 
@@ -33,6 +35,8 @@ const BITMAP_WORDS: u64 = 8;
 /// holding a unit whose block was not found, and whose wait ran out of rounds.
 const UA_CLAIM_FAILURES: u64 = STAT_WORDS + 3;
 const UA_WAIT_FAILURES: u64 = STAT_WORDS + 4;
+/// A bin's state word: the live flag (shaders/ualloc/ualloc.wgsl's UA_LIVE).
+const LIVE: u32 = 0x100;
 
 /// A UAlloc heap's plan: the tree buddy's, and UAlloc's state after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +70,11 @@ impl UAllocPlan {
             set_layers,
             state_end: next,
         })
+    }
+
+    /// The tree buddy under UAlloc.
+    pub(crate) fn tbuddy(&self) -> &TBuddyPlan {
+        &self.tbuddy
     }
 
     /// The class of a malloc of `size` bytes, or `None` above half a bin (the tree buddy's).
@@ -124,7 +133,7 @@ impl StrategyPlan for UAllocPlan {
         match Self::class_for(size) {
             Some(c) => {
                 let bins = self.tbuddy.capacity_for(BIN_BYTES as u32, segment_sizes);
-                bins * (BIN_BYTES / UNIT_BYTES >> c)
+                bins * ((BIN_BYTES / UNIT_BYTES) >> c)
             }
             None => self.tbuddy.capacity_for(size, segment_sizes),
         }
@@ -135,5 +144,111 @@ impl StrategyPlan for UAllocPlan {
             Some(c) => UNIT_BYTES << c,
             None => self.tbuddy.granted_bytes(size),
         }
+    }
+}
+
+/// One size class of a [`UAllocReport`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct UAllocClass {
+    /// The class's semaphore count: free blocks that mallocs can take.
+    pub count: i64,
+    /// Bins of this class in production (the semaphore's E).
+    pub producing: u32,
+    /// Units reserved by waiting mallocs (the semaphore's R).
+    pub reserved: u32,
+    /// Bins of this class that UAlloc holds.
+    pub bins: u64,
+    /// The free counts of those bins, summed.
+    pub free_blocks: u64,
+}
+
+/// A UAlloc heap's books ([`GpuHeap::ualloc_report`]): per class, the semaphore against
+/// the bins; read it between dispatches. The tree buddy under it has its own
+/// ([`GpuHeap::tbuddy_report`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct UAllocReport {
+    /// Classes of 16 B up to half a bin.
+    pub classes: Vec<UAllocClass>,
+    /// Bins whose free count differs from the zero bits of their bitmap, or whose
+    /// bitmap has a bit past the class's blocks.
+    pub bad_bins: u64,
+    /// Bins held with every block free (given back to the tree buddy unless mallocs of
+    /// their class were waiting when their last block came back).
+    pub empty_bins: u64,
+    /// Mallocs that held a unit but found no block for it (HEAP_CONTENTION).
+    pub claim_failures: u64,
+    /// Mallocs whose wait for a block ran out of rounds (HEAP_CONTENTION).
+    pub wait_failures: u64,
+}
+
+impl UAllocReport {
+    /// What does not add up with no call in flight: a class whose semaphore is not its
+    /// bins' free blocks, a batch or a reservation left behind, a bin whose count is not
+    /// its bitmap's. Empty when the books balance.
+    pub fn inconsistencies(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .classes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.count != c.free_blocks as i64 || c.producing != 0 || c.reserved != 0)
+            .map(|(k, c)| format!("class {k} ({} B): {c:?}", UNIT_BYTES << k))
+            .collect();
+        if self.bad_bins != 0 {
+            out.push(format!("{} bins whose count is not their bitmap's", self.bad_bins));
+        }
+        out
+    }
+}
+
+impl GpuHeap {
+    /// The books of a UAlloc heap (waits for submitted work first); `None` for other
+    /// strategies.
+    pub fn ualloc_report(&self) -> Result<Option<UAllocReport>> {
+        let FamilyPlan::UAlloc(p) = &self.layout().plan else {
+            return Ok(None);
+        };
+        let bins = p.tbuddy.leaves();
+        let scalars = self.read_meta(UA_CLAIM_FAILURES, 2)?;
+        let sems = self.read_meta(p.sem_base, 2 * CLASSES)?;
+        let states = self.read_meta(p.state_base, bins)?;
+        let bitmaps = self.read_meta(p.bitmap_base, BITMAP_WORDS * bins)?;
+        let mut report = UAllocReport {
+            classes: (0..CLASSES as usize)
+                .map(|c| {
+                    let e = sems[2 * c + 1];
+                    UAllocClass {
+                        count: sems[2 * c] as i32 as i64,
+                        producing: e >> BSEM_R_BITS,
+                        reserved: e & ((1 << BSEM_R_BITS) - 1),
+                        ..UAllocClass::default()
+                    }
+                })
+                .collect(),
+            claim_failures: scalars[0] as u64,
+            wait_failures: scalars[1] as u64,
+            ..UAllocReport::default()
+        };
+        for (bin, &state) in states.iter().enumerate() {
+            let bitmap = &bitmaps[bin * BITMAP_WORDS as usize..][..BITMAP_WORDS as usize];
+            if state & LIVE == 0 {
+                report.bad_bins += (state != 0 || bitmap.iter().any(|&w| w != 0)) as u64;
+                continue;
+            }
+            let c = (state & 0xff) as usize;
+            let count = (state >> 22) as u64;
+            let blocks = (BIN_BYTES / UNIT_BYTES) >> c;
+            let used: u64 = bitmap.iter().map(|w| w.count_ones() as u64).sum();
+            let past = (blocks..BITMAP_WORDS * 32)
+                .any(|b| bitmap[(b / 32) as usize] & (1 << (b % 32)) != 0);
+            report.bad_bins += (c >= CLASSES as usize || past || count + used != blocks) as u64;
+            if let Some(class) = report.classes.get_mut(c) {
+                class.bins += 1;
+                class.free_blocks += count;
+            }
+            report.empty_bins += (count == blocks) as u64;
+        }
+        Ok(Some(report))
     }
 }

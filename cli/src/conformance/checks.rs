@@ -83,7 +83,8 @@ impl Checks {
     /// linked queue's search out of rounds (each is memory the heap has lost for good).
     /// Tree buddy: every order's semaphore matches its available nodes, no batch or
     /// reservation is left behind, and the free leaves are the available blocks' leaves;
-    /// contention failures are reported by cause.
+    /// contention failures are reported by cause. UAlloc: every class's semaphore matches
+    /// its bins' free blocks, every bin's count its bitmap.
     pub(super) fn audit(&mut self, heap: &GpuHeap, phase: &str) -> crate::Result<()> {
         if let Some(report) = heap.tbuddy_report()? {
             for problem in report.inconsistencies() {
@@ -93,6 +94,18 @@ impl Checks {
             if report.claim_failures + report.wait_failures > 0 {
                 self.problems.push(format!(
                     "{phase}: tbuddy contention: {} blocks not found, {} waits ran out",
+                    report.claim_failures, report.wait_failures
+                ));
+            }
+        }
+        if let Some(report) = heap.ualloc_report()? {
+            for problem in report.inconsistencies() {
+                self.problems
+                    .push(format!("{phase}: ualloc books: {problem}"));
+            }
+            if report.claim_failures + report.wait_failures > 0 {
+                self.problems.push(format!(
+                    "{phase}: ualloc contention: {} blocks not found, {} waits ran out",
                     report.claim_failures, report.wait_failures
                 ));
             }
@@ -142,6 +155,14 @@ pub(super) fn expect_all_freed(
             || format!("{what}: bump's live counters disagree: {stats:?}"),
         );
         h.reset()?;
+    }
+    if let Some(report) = h.heap.ualloc_report()? {
+        // Every bin went back to the tree buddy, so that any size can have the heap again.
+        checks.equal(
+            &format!("{what}: ualloc bins held after freeing all"),
+            report.classes.iter().map(|c| c.bins).sum::<u64>(),
+            0,
+        );
     }
     let stats = h.heap.stats()?;
     checks.equal(

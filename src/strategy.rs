@@ -193,6 +193,13 @@ impl Strategy {
         }
     }
 
+    /// Whether memory freed by mallocs of one size can serve mallocs of another. False for
+    /// page-based Ouroboros: a chunk stays with the size class that first took it (Winter et
+    /// al., section 4.1), so a heap filled with small blocks and freed serves only that size.
+    pub fn reuses_across_sizes(self) -> bool {
+        self.reuses_memory() && !self.is_page_based_ouroboros()
+    }
+
     /// Whether freeing an already freed block is detected and counted as an invalid free.
     pub fn detects_double_free(self) -> bool {
         self.family() != Family::Bump

@@ -9,8 +9,9 @@
 //!   class's bins);
 //! - a state word per bin (free count, live flag, class);
 //! - eight bitmap words per bin (a bit per block, 256 blocks of 16 bytes at most);
-//! - summary bitmap 1 (`shaders/core/summary_bitmap.wgsl`): per class, a range of
-//!   `2^set_shift` indices, a bit per bin that may have a free block.
+//! - summary bitmaps 1 and 2 (`shaders/core/summary_bitmap.wgsl`): per class, a range of
+//!   `2^set_shift` indices, a bit per bin that may have a free block, and a bit per empty
+//!   bin whose give-back to the tree buddy is to be retried.
 //!
 //! That is 9 words per 4 KiB bin (0.9 % of the heap) plus a few bits per bin.
 
@@ -18,9 +19,9 @@ use std::fmt::Write as _;
 
 use crate::error::Result;
 use crate::heap::GpuHeap;
-use crate::ouroboros::shared::BSEM_R_BITS;
 use crate::layout::UNIT_BYTES;
 use crate::meta::STAT_WORDS;
+use crate::ouroboros::shared::BSEM_R_BITS;
 use crate::strategy::{FamilyPlan, PlanInput, StrategyPlan};
 use crate::summary_bitmap::{layer_base_wgsl, plan_layers};
 use crate::tbuddy::TBuddyPlan;
@@ -48,6 +49,8 @@ pub(crate) struct UAllocPlan {
     /// Each class's range of the summary bitmap has `2^set_shift >= bins` indices.
     set_shift: u32,
     set_layers: Vec<u64>,
+    /// Summary bitmap 2: per class, the empty bins whose give-back is to be retried.
+    retire_layers: Vec<u64>,
     state_end: u64,
 }
 
@@ -61,6 +64,7 @@ impl UAllocPlan {
         let set_shift = bins.next_power_of_two().ilog2();
         let mut next = bitmap_base + BITMAP_WORDS * bins;
         let set_layers = plan_layers(&mut next, CLASSES << set_shift, set_shift);
+        let retire_layers = plan_layers(&mut next, CLASSES << set_shift, set_shift);
         Ok(UAllocPlan {
             tbuddy,
             sem_base,
@@ -68,6 +72,7 @@ impl UAllocPlan {
             bitmap_base,
             set_shift,
             set_layers,
+            retire_layers,
             state_end: next,
         })
     }
@@ -112,7 +117,14 @@ impl StrategyPlan for UAllocPlan {
         for (name, value) in constants {
             let _ = writeln!(s, "const {name}: u32 = {value}u;");
         }
-        layer_base_wgsl(s, &[self.tbuddy.layer_bases(), &self.set_layers]);
+        layer_base_wgsl(
+            s,
+            &[
+                self.tbuddy.layer_bases(),
+                &self.set_layers,
+                &self.retire_layers,
+            ],
+        );
     }
 
     /// The tree buddy's init: one invocation publishes its initial blocks.
@@ -174,9 +186,12 @@ pub struct UAllocReport {
     /// Bins whose free count differs from the zero bits of their bitmap, or whose
     /// bitmap has a bit past the class's blocks.
     pub bad_bins: u64,
-    /// Bins held with every block free (given back to the tree buddy unless mallocs of
-    /// their class were waiting when their last block came back).
+    /// Bins held with every block free: their give-back to the tree buddy waits for a
+    /// later free of their class, or for a malloc that finds the tree buddy out of leaves.
     pub empty_bins: u64,
+    /// Of those, the ones not listed for that retry: memory only a free in the bin
+    /// would give back. Zero once no call is in flight.
+    pub unlisted_empty_bins: u64,
     /// Mallocs that held a unit but found no block for it (HEAP_CONTENTION).
     pub claim_failures: u64,
     /// Mallocs whose wait for a block ran out of rounds (HEAP_CONTENTION).
@@ -195,8 +210,17 @@ impl UAllocReport {
             .filter(|(_, c)| c.count != c.free_blocks as i64 || c.producing != 0 || c.reserved != 0)
             .map(|(k, c)| format!("class {k} ({} B): {c:?}", UNIT_BYTES << k))
             .collect();
+        if self.unlisted_empty_bins != 0 {
+            out.push(format!(
+                "{} empty bins neither given back nor listed for it",
+                self.unlisted_empty_bins
+            ));
+        }
         if self.bad_bins != 0 {
-            out.push(format!("{} bins whose count is not their bitmap's", self.bad_bins));
+            out.push(format!(
+                "{} bins whose count is not their bitmap's",
+                self.bad_bins
+            ));
         }
         out
     }
@@ -214,6 +238,7 @@ impl GpuHeap {
         let sems = self.read_meta(p.sem_base, 2 * CLASSES)?;
         let states = self.read_meta(p.state_base, bins)?;
         let bitmaps = self.read_meta(p.bitmap_base, BITMAP_WORDS * bins)?;
+        let retire = self.read_meta(p.retire_layers[0], (CLASSES << p.set_shift).div_ceil(32))?;
         let mut report = UAllocReport {
             classes: (0..CLASSES as usize)
                 .map(|c| {
@@ -247,7 +272,12 @@ impl GpuHeap {
                 class.bins += 1;
                 class.free_blocks += count;
             }
-            report.empty_bins += (count == blocks) as u64;
+            if count == blocks {
+                let i = ((c as u64) << p.set_shift) + bin as u64;
+                report.empty_bins += 1;
+                report.unlisted_empty_bins +=
+                    (retire[(i / 32) as usize] >> (i % 32) & 1 == 0) as u64;
+            }
         }
         Ok(Some(report))
     }

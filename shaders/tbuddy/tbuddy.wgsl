@@ -59,7 +59,7 @@
 // Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, or a search for
 // the block of a unit it holds), then at most TB_LAST_SCANS scans; the split, retire and
 // merge loops are bounded by the orders; tb_cover by its block count; tb_coalesce by
-// TB_SWEEP_WORDS words per order, tb_coalesce_range by the range's words; at_claim by its
+// TB_SWEEP_WORDS words per order (a malloc sweeps at most TB_MAX_SWEEPS times), tb_coalesce_range by the range's words; at_claim by its
 // descents and scanned words.
 
 #include "../sync/bulk_semaphore.wgsl"
@@ -197,18 +197,25 @@ fn tb_merge_pairs(n: u32, lo: u32, hi: u32, start: u32, limit: u32) -> u32 {
 // Words of each order's layer 0 that tb_coalesce scans.
 const TB_SWEEP_WORDS: u32 = 4096u;
 
-// Merges available pairs order by order from 0 up, at most TB_SWEEP_WORDS words of each
-// order from a random start. A free merges only along its own block's path, so the blocks
-// a batch split publishes, if they all come back without being allocated, stay apart; a
-// malloc whose leaves are reserved but which finds no block large enough runs this before
-// it gives up.
-fn tb_coalesce(seed: u32) -> u32 {
+// Merges available pairs order by order from 0 up, in window `window` of each order's
+// words of layer 0 (TB_SWEEP_WORDS words from a start drawn from `seed`; consecutive
+// windows follow each other, so tb_sweep_windows() of them cover every word). A free
+// merges only along its own block's path, so the blocks a batch split publishes, if they
+// all come back without being allocated, stay apart; a malloc whose leaves are reserved
+// but which finds no block large enough sweeps before it gives up.
+fn tb_coalesce(seed: u32, window: u32) -> u32 {
     var merged = 0u;
     for (var n = 0u; n < TB_MAX_ORDER; n++) {
         let m = TB_TREE_SHIFT - n; // at least 1: n < TB_MAX_ORDER <= TB_TREE_SHIFT
-        merged += tb_merge_pairs(n, 1u << m, 2u << m, heap_hash(seed ^ (n << 24u)), TB_SWEEP_WORDS);
+        let start = heap_hash(seed ^ (n << 24u)) + window * TB_SWEEP_WORDS;
+        merged += tb_merge_pairs(n, 1u << m, 2u << m, start, TB_SWEEP_WORDS);
     }
     return merged;
+}
+
+// Windows of TB_SWEEP_WORDS that cover the words of order 0, the largest.
+fn tb_sweep_windows() -> u32 {
+    return max((1u << TB_TREE_SHIFT) / (32u * TB_SWEEP_WORDS), 1u);
 }
 
 // Merges every available pair of leaves [a, b) (multiples of the top order's size) order
@@ -262,6 +269,9 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     // newcomer's fast path may take the units a waiter reserved, so a waiter could
     // otherwise wait as long as newcomers keep coming.
     const TB_PATIENCE = 32u;
+    // Windows a malloc sweeps at most before it reports out of memory (64 cover 2^23
+    // leaves).
+    const TB_MAX_SWEEPS = 64u;
 
     let want = tb_order_for(size_bytes);
     if (!tb_reserve(1u << want)) {
@@ -272,7 +282,9 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     var wait = bsem_new_wait();
     var status = HEAP_CONTENTION;
     var holding = false; // a unit of `level` is ours; its block is still to be found
-    var swept = false; // tb_coalesce ran
+    var sweeps = 0u; // windows tb_coalesce swept
+    var dry = 0u; // the last sweeps in a row that merged nothing
+    let seed = heap_hash(bsem_ticket ^ size_bytes);
     var got = AT_NONE;
     for (var round = 0u; round < TB_ROUNDS; round++) {
         if (!holding) {
@@ -311,14 +323,23 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
                 let back = tb_order_in_supply(want, path);
                 if (back == TB_NO_ORDER) {
                     // The reserved leaves are all in blocks smaller than this one: merge
-                    // them (once), then start over; out of memory if nothing merged.
+                    // a window of them, then start over; out of memory once a sweep of
+                    // every window and one more merged nothing (the one more: mallocs
+                    // sweeping at the same time merge what this one needs, and publish it
+                    // by the time it looks again), or after TB_MAX_SWEEPS windows.
                     tb_retire(path);
                     path = 0u;
-                    if (swept || tb_coalesce(bsem_ticket + round) == 0u) {
+                    if (sweeps >= TB_MAX_SWEEPS) {
                         status = HEAP_OUT_OF_MEMORY;
                         break;
                     }
-                    swept = true;
+                    let merged = tb_coalesce(seed, sweeps);
+                    sweeps += 1u;
+                    dry = select(0u, dry + 1u, merged == 0u);
+                    if (dry > tb_sweep_windows()) {
+                        status = HEAP_OUT_OF_MEMORY;
+                        break;
+                    }
                     level = want;
                     wait = bsem_new_wait();
                     continue;

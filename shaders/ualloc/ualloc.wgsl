@@ -63,8 +63,13 @@ const UA_LIVE: u32 = 0x100u;
 const UA_COUNT_ONE: u32 = 0x400000u;
 const UA_KEY_MASK: u32 = 0x3fffffu;
 const UA_BITMAP_WORDS: u32 = 8u;
+const UA_CLASSES: u32 = 8u;
+// Give-back candidates per class a malloc retries when the tree buddy runs out.
+const UA_OOM_RETRIES: u32 = 256u;
 // Summary bitmap 1 (bitmap 0 is the tree buddy's available tree).
 const UA_SETS: u32 = 1u;
+// Summary bitmap 2: per class, the empty bins whose give-back is still to be retried.
+const UA_RETIRE: u32 = 2u;
 
 fn ua_sem(c: u32) -> u32 {
     return UA_SEM + 2u * c;
@@ -93,7 +98,13 @@ fn ua_take_count(bin: u32, c: u32) -> bool {
     let old = atomicSub(&heap_meta[UA_STATE + bin], UA_COUNT_ONE);
     let count = ua_count(old);
     if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count == 0u || count > ua_blocks(c)) {
-        atomicAdd(&heap_meta[UA_STATE + bin], UA_COUNT_ONE);
+        // Undone; an undo that leaves a bin with all blocks free (a bin of another class
+        // whose last free came meanwhile) gives it back, as that free could not.
+        let now = atomicAdd(&heap_meta[UA_STATE + bin], UA_COUNT_ONE) + UA_COUNT_ONE;
+        let k = now & 0xffu;
+        if ((now & UA_LIVE) != 0u && k < UA_CLASSES && ua_count(now) == ua_blocks(k)) {
+            ua_give_back(bin, k);
+        }
         return false;
     }
     if (count == 1u) {
@@ -115,7 +126,10 @@ fn ua_hide(bin: u32, c: u32) {
 // Sets a zero bit of the bin's bitmap, of which the caller owns one (it took a count):
 // the block's handle.
 fn ua_claim_bit(bin: u32, c: u32, seed: u32) -> u32 {
-    const UA_BIT_TRIES = 256u;
+    // A try either reads the next word or loses a bit to another claimant, which then
+    // holds it: a claimant loses at most (blocks - 1) races while no block comes back, and
+    // reads each word at most once between two losses.
+    const UA_BIT_TRIES = 4096u;
     let blocks = ua_blocks(c);
     let words = max(blocks >> 5u, 1u);
     let mask = select((1u << blocks) - 1u, 0xffffffffu, blocks >= 32u);
@@ -155,28 +169,48 @@ fn ua_give_count(bin: u32, c: u32) {
     }
 }
 
-// Gives an empty bin back to the tree buddy: its blocks leave the semaphore first (unless
-// mallocs wait for blocks of the class: they are theirs), then the state word goes from
-// "all free" to zero in one exchange, which fails if any count was taken meanwhile.
+// Gives an empty bin back to the tree buddy: its blocks leave the semaphore first, then
+// the state word goes from "all free" to zero in one exchange, which fails if any count
+// was taken meanwhile. While mallocs of the class wait or hold units the semaphore cannot
+// spare the blocks (they may be the ones those mallocs will find); the bin then becomes a
+// candidate in the class's range of UA_RETIRE, retried by later frees of the class and by
+// any malloc that finds the tree buddy out of leaves (ua_retry_give_backs).
 fn ua_give_back(bin: u32, c: u32) {
     let s = ua_sem(c);
     let blocks = ua_blocks(c);
-    if (atomicLoad(&heap_meta[s + 1u]) != 0u || !bsem_try_take(s, blocks)) {
-        return;
+    if (atomicLoad(&heap_meta[s + 1u]) == 0u && bsem_try_take(s, blocks)) {
+        let full = (blocks << 22u) | UA_LIVE | c;
+        for (var attempt = 0u; attempt < 4u; attempt++) {
+            let r = atomicCompareExchangeWeak(&heap_meta[UA_STATE + bin], full, 0u);
+            if (r.exchanged) {
+                sb_try_clear(UA_SETS, ua_set_index(c, bin));
+                tb_give_back(bin);
+                return;
+            }
+            if (r.old_value != full) {
+                // A count was taken: the bin is in use, and its last free tries again.
+                bsem_signal(s, blocks, 0u);
+                return;
+            }
+        }
+        bsem_signal(s, blocks, 0u);
     }
-    let full = (blocks << 22u) | UA_LIVE | c;
-    for (var attempt = 0u; attempt < 4u; attempt++) {
-        let r = atomicCompareExchangeWeak(&heap_meta[UA_STATE + bin], full, 0u);
-        if (r.exchanged) {
-            sb_try_clear(UA_SETS, ua_set_index(c, bin));
-            tb_give_back(bin);
+    sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+}
+
+// Retries up to `n` give-back candidates of class c (taking each from UA_RETIRE; one that
+// is no longer an empty bin of c is dropped: its last free lists it again).
+fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
+    for (var k = 0u; k < n; k++) {
+        let bin = sb_search(UA_RETIRE, c << UA_SET_SHIFT, UA_SET_SHIFT, seed + k, 1u, 0u, true);
+        if (bin == SB_NONE) {
             return;
         }
-        if (r.old_value != full) {
-            break;
+        let full = (ua_blocks(c) << 22u) | UA_LIVE | c;
+        if (atomicLoad(&heap_meta[UA_STATE + bin]) == full) {
+            ua_give_back(bin, c);
         }
     }
-    bsem_signal(s, blocks, 0u);
 }
 
 // A fresh bin of class c for a producer: a leaf from the tree buddy, all its blocks free,
@@ -220,6 +254,14 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     const UA_PATIENCE = 32u;
     let units = heap_units_for(size_bytes);
     if (units > (UA_BIN_UNITS >> 1u)) {
+        let large = tb_malloc(size_bytes, true);
+        if (large.status != HEAP_OUT_OF_MEMORY) {
+            return large;
+        }
+        // Empty bins waiting to be given back may hold the leaves it needs.
+        for (var k = 0u; k < UA_CLASSES; k++) {
+            ua_retry_give_backs(k, UA_OOM_RETRIES, units + k);
+        }
         return tb_malloc(size_bytes, true);
     }
     let c = ua_class_for(units);
@@ -228,6 +270,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     var status = HEAP_CONTENTION;
     var holding = false;
     var prefer = SB_NONE;
+    var retried = false; // the give-back candidates were retried after the tree buddy ran out
     for (var round = 0u; round < UA_ROUNDS; round++) {
         if (!holding) {
             var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait);
@@ -246,8 +289,17 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
                     prefer = fresh.handle;
                 } else {
                     // No leaf for a bin: blocks of the class may still be free or coming;
-                    // out of memory only if none is.
+                    // out of memory only if none is. Empty bins waiting to be given back
+                    // go back first (a malloc of another class may need their leaves).
                     bsem_signal(s, 0u, 1u);
+                    if (fresh.status == HEAP_OUT_OF_MEMORY && !retried) {
+                        retried = true;
+                        for (var k = 0u; k < UA_CLASSES; k++) {
+                            ua_retry_give_backs(k, UA_OOM_RETRIES, bsem_ticket + k);
+                        }
+                        wait = bsem_new_wait();
+                        continue;
+                    }
                     wait = bsem_new_wait();
                     if (bsem_count(s) <= 0 && (atomicLoad(&heap_meta[s + 1u]) >> BSEM_R_BITS) == 0u) {
                         status = fresh.status;
@@ -303,6 +355,7 @@ fn ua_free(ptr: u32) -> HeapFree {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
     ua_give_count(bin, c);
+    ua_retry_give_backs(c, 1u, unit);
     return HeapFree(1u << c, HEAP_OK);
 }
 

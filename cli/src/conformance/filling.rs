@@ -179,6 +179,40 @@ pub(super) fn free_all(
         );
         expect_all_freed(&h, strategy, checks, fill)?;
     }
+    // Nothing stays tied to the small size: the freed heap holds as many of the largest
+    // blocks as an empty one. (Ouroboros: of one chunk; its classes above a chunk take runs
+    // of chunks from fresh memory only, which three fills have spent. Virtualized queues
+    // keep the queue chunks they grew into: the refill fraction. Page-based Ouroboros keeps
+    // every chunk with its class: Strategy::reuses_across_sizes.)
+    if strategy.reuses_across_sizes() {
+        let layout = h.heap.layout();
+        let mut size = filling_size(strategy, layout.max_alloc);
+        if strategy.is_ouroboros() {
+            size = size.min(h.heap.config().ouroboros.chunk_size);
+        }
+        let capacity = layout.capacity_for(size);
+        let large = all(
+            capacity.saturating_mul(2).min(n as u64) as u32,
+            size,
+            size,
+            0xf2,
+        );
+        fill_in_rounds(&h, large)?;
+        h.verify(large)?;
+        let phase = "largest blocks after three fills";
+        let (tally, _) = checks.placement_and_tally(&h, phase)?;
+        let ok = tally[TALLY_OK] as u64;
+        let enough = if strategy.needs_atomic_segments() {
+            ok as f64 >= REFILL_FRACTION * capacity as f64
+        } else {
+            filled_enough(strategy, ok, capacity, layout.segment_count() as u64)
+        };
+        checks.expect(enough, || {
+            format!("{phase}: {ok} mallocs of {size} B, of a capacity of {capacity}")
+        });
+        h.free(large)?;
+        expect_all_freed(&h, strategy, checks, phase)?;
+    }
     // Whatever a free-all left behind must not add up from one cycle to the next.
     let first = fills[0];
     for (i, &again) in fills.iter().enumerate().skip(1) {

@@ -52,6 +52,8 @@ pub(crate) struct UAllocPlan {
     /// Summary bitmap 2: per class, the empty bins whose give-back is to be retried.
     retire_layers: Vec<u64>,
     state_end: u64,
+    /// The device has subgroup operations: the collective paths are compiled in.
+    subgroups: bool,
 }
 
 impl UAllocPlan {
@@ -74,6 +76,7 @@ impl UAllocPlan {
             set_layers,
             retire_layers,
             state_end: next,
+            subgroups: input.caps.features.contains(wgpu::Features::SUBGROUP),
         })
     }
 
@@ -103,6 +106,9 @@ impl StrategyPlan for UAllocPlan {
     }
 
     fn wgsl(&self, s: &mut String) {
+        if self.subgroups {
+            let _ = writeln!(s, "#define GPU_HEAP_SUBGROUPS");
+        }
         self.tbuddy.constants(s);
         let constants = [
             ("UA_CLAIM_FAILURES", UA_CLAIM_FAILURES),

@@ -411,9 +411,11 @@ fn tb_free(ptr: u32) -> HeapFree {
 }
 
 // Gives back leaf `leaf`, a block of order 0 that tb_malloc handed out unmarked (UAlloc's
-// bins, which UAlloc tracks itself).
+// bins, which UAlloc tracks itself): published as it is, without merging it with its
+// buddy, which keeps a bin's give-back a few atomics; a malloc that wants a larger block
+// merges leaves when it finds none (tb_coalesce).
 fn tb_give_back(leaf: u32) {
-    tb_release(0u, leaf);
+    tb_give(0u, leaf);
     atomicAdd(&heap_meta[TB_FREE], 1u);
 }
 

@@ -100,11 +100,7 @@ fn ua_take_count(bin: u32, c: u32) -> bool {
     if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count == 0u || count > ua_blocks(c)) {
         // Undone; an undo that leaves a bin with all blocks free (a bin of another class
         // whose last free came meanwhile) gives it back, as that free could not.
-        let now = atomicAdd(&heap_meta[UA_STATE + bin], UA_COUNT_ONE) + UA_COUNT_ONE;
-        let k = now & 0xffu;
-        if ((now & UA_LIVE) != 0u && k < UA_CLASSES && ua_count(now) == ua_blocks(k)) {
-            ua_give_back(bin, k);
-        }
+        ua_undo(bin, 1u);
         return false;
     }
     if (count == 1u) {
@@ -155,18 +151,22 @@ fn ua_claim_bit(bin: u32, c: u32, seed: u32) -> u32 {
     return HEAP_NULL;
 }
 
-// Returns a free count to bin `bin` of class c (a block whose bit was cleared, or a count
-// a malloc could not use): shows the bin again if it had none, signals the class's
+// Returns `n` free counts to bin `bin` of class c (blocks whose bits were cleared, or
+// counts a malloc could not use): shows the bin again if it had none, signals the class's
 // semaphore, and gives the bin back to the tree buddy if all its blocks are free.
-fn ua_give_count(bin: u32, c: u32) {
-    let old = atomicAdd(&heap_meta[UA_STATE + bin], UA_COUNT_ONE);
+fn ua_give_counts(bin: u32, c: u32, n: u32) {
+    let old = atomicAdd(&heap_meta[UA_STATE + bin], n * UA_COUNT_ONE);
     if (ua_count(old) == 0u) {
         sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     }
-    bsem_signal(ua_sem(c), 1u, 0u);
-    if (ua_count(old) + 1u == ua_blocks(c)) {
+    bsem_signal(ua_sem(c), n, 0u);
+    if (ua_count(old) + n == ua_blocks(c)) {
         ua_give_back(bin, c);
     }
+}
+
+fn ua_give_count(bin: u32, c: u32) {
+    ua_give_counts(bin, c, 1u);
 }
 
 // Gives an empty bin back to the tree buddy: its blocks leave the semaphore first, then
@@ -200,6 +200,14 @@ fn ua_give_back(bin: u32, c: u32) {
 
 // Retries up to `n` give-back candidates of class c (taking each from UA_RETIRE; one that
 // is no longer an empty bin of c is dropped: its last free lists it again).
+// Every class's candidates, up to UA_OOM_RETRIES each: for a malloc that found the tree
+// buddy out of leaves.
+fn ua_retry_all_give_backs(seed: u32) {
+    for (var k = 0u; k < UA_CLASSES; k++) {
+        ua_retry_give_backs(k, UA_OOM_RETRIES, seed + k);
+    }
+}
+
 fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
     for (var k = 0u; k < n; k++) {
         let bin = sb_search(UA_RETIRE, c << UA_SET_SHIFT, UA_SET_SHIFT, seed + k, 1u, 0u, true);
@@ -248,21 +256,147 @@ fn ua_find_bin(c: u32, prefer: u32, seed: u32, last: bool) -> u32 {
     return SB_NONE;
 }
 
+// Gives back `n` counts a decrement took from a bin it could not use. An undo that leaves
+// the bin with every block free (a bin of another class whose last free came meanwhile,
+// and could not give it back) lists it for a give-back.
+fn ua_undo(bin: u32, n: u32) {
+    let now = atomicAdd(&heap_meta[UA_STATE + bin], n * UA_COUNT_ONE) + n * UA_COUNT_ONE;
+    let k = now & 0xffu;
+    if ((now & UA_LIVE) != 0u && k < UA_CLASSES && ua_count(now) == ua_blocks(k)) {
+        sb_set(UA_RETIRE, ua_set_index(k, bin), sb_top(UA_SET_SHIFT));
+    }
+}
+
+// Takes up to `k` free counts of bin `bin` of class c in one atomic: how many (0 if the
+// bin is not a live bin of c with a free block); the excess is given back at once.
+fn ua_take_counts(bin: u32, c: u32, k: u32) -> u32 {
+    if (k == 1u) {
+        return select(0u, 1u, ua_take_count(bin, c));
+    }
+    let old = atomicSub(&heap_meta[UA_STATE + bin], k * UA_COUNT_ONE);
+    let count = ua_count(old);
+    var have = min(count, k);
+    if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count > ua_blocks(c)) {
+        have = 0u;
+    }
+    if (have < k) {
+        ua_undo(bin, k - have);
+    }
+    if (have > 0u && have == count) {
+        ua_hide(bin, c);
+    }
+    return have;
+}
+
+#ifdef GPU_HEAP_SUBGROUPS
+// The lowest `n` set bits of `word`.
+fn ua_lowest_bits(word: u32, n: u32) -> u32 {
+    var left = word;
+    var picked = 0u;
+    for (var i = 0u; i < n && left != 0u; i++) {
+        let b = left & (0u - left);
+        picked |= b;
+        left ^= b;
+    }
+    return picked;
+}
+
+// The collective first attempt of the lanes of a subgroup that malloc the class of its
+// first active lane (the collective primitives of section 4.2.2 as subgroup operations):
+// one take of their units from the semaphore, one of their counts from a bin, and one
+// atomicOr per bitmap word for their blocks. Returns this lane's block, or HEAP_NULL with
+// `held` saying whether the lane holds a semaphore unit (its count is then found by the
+// per-lane loop, or, with `counted`, it holds a count of bin `*bin_out`).
+struct UaCollective {
+    handle: u32,
+    held: bool,
+    counted: bool,
+    bin: u32,
+}
+
+fn ua_collective(c: u32) -> UaCollective {
+    const UA_GROUP_WORD_TRIES = 16u;
+    let lead = subgroupBroadcastFirst(c);
+    let same = c == lead;
+    let rank = subgroupExclusiveAdd(select(0u, 1u, same));
+    let k = subgroupAdd(select(0u, 1u, same));
+    var units = 0u;
+    var bin = SB_NONE;
+    var have = 0u;
+    if (same && rank == 0u) {
+        if (bsem_try_take(ua_sem(c), k)) {
+            units = k;
+            bin = ua_find_bin(c, SB_NONE, bsem_ticket, false);
+            if (bin != SB_NONE) {
+                // ua_find_bin took one count; the others at once from the same bin.
+                have = 1u;
+                if (k > 1u) {
+                    have += ua_take_counts(bin, c, k - 1u);
+                }
+            }
+        }
+    }
+    units = subgroupBroadcastFirst(units);
+    bin = subgroupBroadcastFirst(bin);
+    have = subgroupBroadcastFirst(have);
+    var out = UaCollective(HEAP_NULL, same && rank < units, same && rank < have, bin);
+    if (have == 0u) {
+        return out;
+    }
+    // The lanes holding a count of `bin` claim their blocks a word at a time: the first of
+    // them sets as many free bits of the word as lanes wait, and each waiting lane takes
+    // one of the bits that were indeed free.
+    let blocks = ua_blocks(lead);
+    let words = max(blocks >> 5u, 1u);
+    let mask = select((1u << blocks) - 1u, 0xffffffffu, blocks >= 32u);
+    let base = UA_BITMAP + UA_BITMAP_WORDS * bin;
+    var w = heap_hash(bin ^ bsem_ticket) % words;
+    w = subgroupBroadcastFirst(w);
+    for (var t = 0u; t < UA_GROUP_WORD_TRIES; t++) {
+        let waiting = out.counted && out.handle == HEAP_NULL;
+        let need = subgroupAdd(select(0u, 1u, waiting));
+        if (need == 0u) {
+            break;
+        }
+        let order = subgroupExclusiveAdd(select(0u, 1u, waiting));
+        var got = 0u;
+        if (waiting && order == 0u) {
+            let free = ~atomicLoad(&heap_meta[base + w]) & mask;
+            let pick = ua_lowest_bits(free, need);
+            if (pick != 0u) {
+                got = pick & ~atomicOr(&heap_meta[base + w], pick);
+            }
+        }
+        got = subgroupOr(got);
+        if (waiting && order < countOneBits(got)) {
+            var bits = got;
+            for (var i = 0u; i < order; i++) {
+                bits &= bits - 1u;
+            }
+            let b = firstTrailingBit(bits);
+            out.handle = heap_handle_of((bin << UA_BIN_SHIFT) + ((w * 32u + b) << lead));
+        }
+        w = (w + 1u) % words;
+    }
+    return out;
+}
+#endif
+
 fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     const UA_ROUNDS = 32768u;
     // Rounds a malloc waits for someone else's bin before it produces one itself.
     const UA_PATIENCE = 32u;
     let units = heap_units_for(size_bytes);
     if (units > (UA_BIN_UNITS >> 1u)) {
-        let large = tb_malloc(size_bytes, true);
-        if (large.status != HEAP_OUT_OF_MEMORY) {
-            return large;
+        var large = HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+        for (var attempt = 0u; attempt < 2u && large.status == HEAP_OUT_OF_MEMORY; attempt++) {
+            if (attempt == 1u) {
+                // Empty bins waiting to be given back may hold the leaves it needs.
+                ua_retry_all_give_backs(units);
+            }
+            large = tb_malloc(size_bytes, true);
         }
-        // Empty bins waiting to be given back may hold the leaves it needs.
-        for (var k = 0u; k < UA_CLASSES; k++) {
-            ua_retry_give_backs(k, UA_OOM_RETRIES, units + k);
-        }
-        return tb_malloc(size_bytes, true);
+        return large;
     }
     let c = ua_class_for(units);
     let s = ua_sem(c);
@@ -271,6 +405,23 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     var holding = false;
     var prefer = SB_NONE;
     var retried = false; // the give-back candidates were retried after the tree buddy ran out
+#ifdef GPU_HEAP_SUBGROUPS
+    let group = ua_collective(c);
+    if (group.handle != HEAP_NULL) {
+        return HeapAlloc(group.handle, 1u << c, HEAP_OK);
+    }
+    if (group.counted) {
+        // A count of the group's bin whose block the group's words did not yield.
+        let handle = ua_claim_bit(group.bin, c, bsem_ticket ^ 0x5bd1e995u);
+        if (handle != HEAP_NULL) {
+            return HeapAlloc(handle, 1u << c, HEAP_OK);
+        }
+        ua_give_count(group.bin, c);
+        atomicAdd(&heap_meta[UA_CLAIM_FAILURES], 1u);
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+    }
+    holding = group.held;
+#endif
     for (var round = 0u; round < UA_ROUNDS; round++) {
         if (!holding) {
             var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait);
@@ -294,9 +445,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
                     bsem_signal(s, 0u, 1u);
                     if (fresh.status == HEAP_OUT_OF_MEMORY && !retried) {
                         retried = true;
-                        for (var k = 0u; k < UA_CLASSES; k++) {
-                            ua_retry_give_backs(k, UA_OOM_RETRIES, bsem_ticket + k);
-                        }
+                        ua_retry_all_give_backs(bsem_ticket);
                         wait = bsem_new_wait();
                         continue;
                     }
@@ -354,8 +503,20 @@ fn ua_free(ptr: u32) -> HeapFree {
     if ((old & bit) == 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
-    ua_give_count(bin, c);
-    ua_retry_give_backs(c, 1u, unit);
+#ifdef GPU_HEAP_SUBGROUPS
+    // The lanes of a subgroup that free into the bin of its first such lane return their
+    // counts and signal with one atomic each (the collective release of section 4.2.2).
+    let same = bin == subgroupBroadcastFirst(bin);
+    let n = select(1u, subgroupAdd(select(0u, 1u, same)), same);
+    let acts = !same || subgroupExclusiveAdd(select(0u, 1u, same)) == 0u;
+#else
+    let n = 1u;
+    let acts = true;
+#endif
+    if (acts) {
+        ua_give_counts(bin, c, n);
+        ua_retry_give_backs(c, 1u, unit);
+    }
     return HeapFree(1u << c, HEAP_OK);
 }
 

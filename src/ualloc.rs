@@ -192,6 +192,8 @@ pub struct UAllocReport {
     /// Bins whose free count differs from the zero bits of their bitmap, or whose
     /// bitmap has a bit past the class's blocks.
     pub bad_bins: u64,
+    /// The first few bad bins: index, state word and bitmap, for the report.
+    pub bad_bin_details: Vec<String>,
     /// Bins held with every block free: their give-back to the tree buddy waits for a
     /// later free of their class, or for a malloc that finds the tree buddy out of leaves.
     pub empty_bins: u64,
@@ -263,8 +265,18 @@ impl GpuHeap {
         };
         for (bin, &state) in states.iter().enumerate() {
             let bitmap = &bitmaps[bin * BITMAP_WORDS as usize..][..BITMAP_WORDS as usize];
+            let bad = |report: &mut UAllocReport| {
+                report.bad_bins += 1;
+                if report.bad_bin_details.len() < 4 {
+                    report
+                        .bad_bin_details
+                        .push(format!("bin {bin}: state {state:#010x}, bitmap {bitmap:08x?}"));
+                }
+            };
             if state & LIVE == 0 {
-                report.bad_bins += (state != 0 || bitmap.iter().any(|&w| w != 0)) as u64;
+                if state != 0 || bitmap.iter().any(|&w| w != 0) {
+                    bad(&mut report);
+                }
                 continue;
             }
             let c = (state & 0xff) as usize;
@@ -273,7 +285,9 @@ impl GpuHeap {
             let used: u64 = bitmap.iter().map(|w| w.count_ones() as u64).sum();
             let past = (blocks..BITMAP_WORDS * 32)
                 .any(|b| bitmap[(b / 32) as usize] & (1 << (b % 32)) != 0);
-            report.bad_bins += (c >= CLASSES as usize || past || count + used != blocks) as u64;
+            if c >= CLASSES as usize || past || count + used != blocks {
+                bad(&mut report);
+            }
             if let Some(class) = report.classes.get_mut(c) {
                 class.bins += 1;
                 class.free_blocks += count;

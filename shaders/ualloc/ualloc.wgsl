@@ -184,6 +184,7 @@ fn ua_give_back(bin: u32, c: u32) {
             let r = atomicCompareExchangeWeak(&heap_meta[UA_STATE + bin], full, 0u);
             if (r.exchanged) {
                 sb_try_clear(UA_SETS, ua_set_index(c, bin));
+                sb_try_clear(UA_RETIRE, ua_set_index(c, bin));
                 tb_give_back(bin);
                 return;
             }
@@ -221,27 +222,26 @@ fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
     }
 }
 
-// A fresh bin of class c for a producer: a leaf from the tree buddy, all its blocks free,
-// shown and signalled but for one, which the producer then claims like any holder.
+// A fresh bin of class c for a producer: a leaf from the tree buddy, all its blocks free
+// but the one the producer keeps, whose count it has taken already (so a fresh bin never
+// looks empty to a give-back); shown and signalled. The producer claims its bit like any
+// holder of a count.
 fn ua_fresh_bin(c: u32) -> HeapAlloc {
     let leaf = tb_malloc(UA_BIN_UNITS * 16u, false);
     if (leaf.status != HEAP_OK) {
         return leaf;
     }
     let bin = heap_unit_of(leaf.handle) >> UA_BIN_SHIFT;
-    atomicAdd(&heap_meta[UA_STATE + bin], (ua_blocks(c) << 22u) | UA_LIVE | c);
+    atomicAdd(&heap_meta[UA_STATE + bin], ((ua_blocks(c) - 1u) << 22u) | UA_LIVE | c);
     sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     bsem_signal(ua_sem(c), ua_blocks(c) - 1u, 1u);
     return HeapAlloc(bin, 0u, HEAP_OK);
 }
 
 // Finds a bin of class c with a free block and takes one count of it (the caller holds a
-// unit of the class's semaphore): the bin, or SB_NONE. `prefer` is a bin to try first.
-fn ua_find_bin(c: u32, prefer: u32, seed: u32, last: bool) -> u32 {
+// unit of the class's semaphore): the bin, or SB_NONE.
+fn ua_find_bin(c: u32, seed: u32, last: bool) -> u32 {
     const UA_SEARCH_TRIES = 8u;
-    if (prefer != SB_NONE && ua_take_count(prefer, c)) {
-        return prefer;
-    }
     let scan = select(0u, 65536u, last);
     for (var t = 0u; t < UA_SEARCH_TRIES; t++) {
         let bin = sb_search(UA_SETS, c << UA_SET_SHIFT, UA_SET_SHIFT, seed + t, 4u, scan, false);
@@ -326,7 +326,7 @@ fn ua_collective(c: u32) -> UaCollective {
     if (same && rank == 0u) {
         if (bsem_try_take(ua_sem(c), k)) {
             units = k;
-            bin = ua_find_bin(c, SB_NONE, bsem_ticket, false);
+            bin = ua_find_bin(c, bsem_ticket, false);
             if (bin != SB_NONE) {
                 // ua_find_bin took one count; the others at once from the same bin.
                 have = 1u;
@@ -403,7 +403,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     var wait = bsem_new_wait();
     var status = HEAP_CONTENTION;
     var holding = false;
-    var prefer = SB_NONE;
+    var counted = SB_NONE; // a bin of which this call holds a count (a producer's fresh bin)
     var retried = false; // the give-back candidates were retried after the tree buddy ran out
 #ifdef GPU_HEAP_SUBGROUPS
     let group = ua_collective(c);
@@ -437,7 +437,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
             if (r == BSEM_ALLOCATE) {
                 let fresh = ua_fresh_bin(c);
                 if (fresh.status == HEAP_OK) {
-                    prefer = fresh.handle;
+                    counted = fresh.handle;
                 } else {
                     // No leaf for a bin: blocks of the class may still be free or coming;
                     // out of memory only if none is. Empty bins waiting to be given back
@@ -459,8 +459,10 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
             }
             holding = true;
         }
-        let bin = ua_find_bin(c, prefer, bsem_ticket + round * 0x9e3779b9u, round + 1u == UA_ROUNDS);
-        prefer = SB_NONE;
+        var bin = counted;
+        if (bin == SB_NONE) {
+            bin = ua_find_bin(c, bsem_ticket + round * 0x9e3779b9u, round + 1u == UA_ROUNDS);
+        }
         if (bin == SB_NONE) {
             continue;
         }

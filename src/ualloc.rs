@@ -33,11 +33,16 @@ const CLASSES: u64 = 8;
 /// Bitmap words per bin.
 const BITMAP_WORDS: u64 = 8;
 /// heap_meta scalars after the tree buddy's three: mallocs that failed for contention,
-/// holding a unit whose block was not found, and whose wait ran out of rounds.
+/// holding a unit whose bin was not found, whose wait ran out of rounds, and holding a
+/// count whose bit was not found.
 const UA_CLAIM_FAILURES: u64 = STAT_WORDS + 3;
 const UA_WAIT_FAILURES: u64 = STAT_WORDS + 4;
-/// A bin's state word: the live flag (shaders/ualloc/ualloc.wgsl's UA_LIVE).
-const LIVE: u32 = 0x100;
+const UA_BIT_FAILURES: u64 = STAT_WORDS + 5;
+/// A bin's state word: its class in the low bits, the live flag, and its free count from
+/// bit COUNT_SHIFT up (28 bits: see shaders/ualloc/ualloc.wgsl).
+const CLASS_MASK: u32 = 0x7;
+const LIVE: u32 = 0x8;
+const COUNT_SHIFT: u32 = 4;
 
 /// A UAlloc heap's plan: the tree buddy's, and UAlloc's state after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,12 +118,16 @@ impl StrategyPlan for UAllocPlan {
         let constants = [
             ("UA_CLAIM_FAILURES", UA_CLAIM_FAILURES),
             ("UA_WAIT_FAILURES", UA_WAIT_FAILURES),
+            ("UA_BIT_FAILURES", UA_BIT_FAILURES),
             ("UA_BIN_UNITS", BIN_BYTES / UNIT_BYTES),
             ("UA_BIN_SHIFT", (BIN_BYTES / UNIT_BYTES).ilog2() as u64),
             ("UA_SEM", self.sem_base),
             ("UA_STATE", self.state_base),
             ("UA_BITMAP", self.bitmap_base),
             ("UA_SET_SHIFT", self.set_shift as u64),
+            ("UA_CLASS_MASK", CLASS_MASK as u64),
+            ("UA_LIVE", LIVE as u64),
+            ("UA_COUNT_SHIFT", COUNT_SHIFT as u64),
         ];
         for (name, value) in constants {
             let _ = writeln!(s, "const {name}: u32 = {value}u;");
@@ -200,8 +209,14 @@ pub struct UAllocReport {
     /// Of those, the ones not listed for that retry: memory only a free in the bin
     /// would give back. Zero once no call is in flight.
     pub unlisted_empty_bins: u64,
-    /// Mallocs that held a unit but found no block for it (HEAP_CONTENTION).
+    /// Live bins with a free block that searches cannot see (their bit in the class's
+    /// summary bitmap is clear). Zero once no call is in flight.
+    pub hidden_bins: u64,
+    /// Mallocs that held a unit but found no bin with a count for it (HEAP_CONTENTION).
     pub claim_failures: u64,
+    /// Mallocs that held a count of a bin but found no zero bit in its bitmap
+    /// (HEAP_CONTENTION).
+    pub bit_failures: u64,
     /// Mallocs whose wait for a block ran out of rounds (HEAP_CONTENTION).
     pub wait_failures: u64,
 }
@@ -218,6 +233,12 @@ impl UAllocReport {
             .filter(|(_, c)| c.count != c.free_blocks as i64 || c.producing != 0 || c.reserved != 0)
             .map(|(k, c)| format!("class {k} ({} B): {c:?}", UNIT_BYTES << k))
             .collect();
+        if self.hidden_bins != 0 {
+            out.push(format!(
+                "{} bins with free blocks hidden from searches",
+                self.hidden_bins
+            ));
+        }
         if self.unlisted_empty_bins != 0 {
             out.push(format!(
                 "{} empty bins neither given back nor listed for it",
@@ -226,8 +247,9 @@ impl UAllocReport {
         }
         if self.bad_bins != 0 {
             out.push(format!(
-                "{} bins whose count is not their bitmap's",
-                self.bad_bins
+                "{} bins whose count is not their bitmap's: {}",
+                self.bad_bins,
+                self.bad_bin_details.join("; ")
             ));
         }
         out
@@ -242,11 +264,13 @@ impl GpuHeap {
             return Ok(None);
         };
         let bins = p.tbuddy.leaves();
-        let scalars = self.read_meta(UA_CLAIM_FAILURES, 2)?;
+        let scalars = self.read_meta(UA_CLAIM_FAILURES, 3)?;
         let sems = self.read_meta(p.sem_base, 2 * CLASSES)?;
         let states = self.read_meta(p.state_base, bins)?;
         let bitmaps = self.read_meta(p.bitmap_base, BITMAP_WORDS * bins)?;
-        let retire = self.read_meta(p.retire_layers[0], (CLASSES << p.set_shift).div_ceil(32))?;
+        let set_words = (CLASSES << p.set_shift).div_ceil(32);
+        let sets = self.read_meta(p.set_layers[0], set_words)?;
+        let retire = self.read_meta(p.retire_layers[0], set_words)?;
         let mut report = UAllocReport {
             classes: (0..CLASSES as usize)
                 .map(|c| {
@@ -261,6 +285,7 @@ impl GpuHeap {
                 .collect(),
             claim_failures: scalars[0] as u64,
             wait_failures: scalars[1] as u64,
+            bit_failures: scalars[2] as u64,
             ..UAllocReport::default()
         };
         for (bin, &state) in states.iter().enumerate() {
@@ -268,9 +293,9 @@ impl GpuHeap {
             let bad = |report: &mut UAllocReport| {
                 report.bad_bins += 1;
                 if report.bad_bin_details.len() < 4 {
-                    report
-                        .bad_bin_details
-                        .push(format!("bin {bin}: state {state:#010x}, bitmap {bitmap:08x?}"));
+                    report.bad_bin_details.push(format!(
+                        "bin {bin}: state {state:#010x}, bitmap {bitmap:08x?}"
+                    ));
                 }
             };
             if state & LIVE == 0 {
@@ -279,8 +304,8 @@ impl GpuHeap {
                 }
                 continue;
             }
-            let c = (state & 0xff) as usize;
-            let count = (state >> 22) as u64;
+            let c = (state & CLASS_MASK) as usize;
+            let count = (state >> COUNT_SHIFT) as u64;
             let blocks = (BIN_BYTES / UNIT_BYTES) >> c;
             let used: u64 = bitmap.iter().map(|w| w.count_ones() as u64).sum();
             let past = (blocks..BITMAP_WORDS * 32)
@@ -292,8 +317,10 @@ impl GpuHeap {
                 class.bins += 1;
                 class.free_blocks += count;
             }
+            let i = ((c as u64) << p.set_shift) + bin as u64;
+            let bit = |words: &[u32]| words[(i / 32) as usize] >> (i % 32) & 1 == 1;
+            report.hidden_bins += (c < CLASSES as usize && count > 0 && !bit(&sets)) as u64;
             if count == blocks {
-                let i = ((c as u64) << p.set_shift) + bin as u64;
                 report.empty_bins += 1;
                 report.unlisted_empty_bins +=
                     (retire[(i / 32) as usize] >> (i % 32) & 1 == 0) as u64;

@@ -29,11 +29,12 @@
 //     never give one back to it while UAlloc holds it).
 //
 // State (heap_meta, layout in src/ualloc.rs), after the tree buddy's: per class its
-// semaphore (ua_sem); per bin its state word (UA_STATE + bin: free count << 22 | UA_LIVE |
+// semaphore (ua_sem); per bin its state word (UA_STATE + bin: free count << 4 | UA_LIVE |
 // class, zero while the bin is not UAlloc's) and its bitmap (UA_BITMAP + 8 bin: a bit
 // per block, set while handed out); per class the range of summary bitmap UA_SETS of
-// the bins that may have a free block; UA_CLAIM_FAILURES and UA_WAIT_FAILURES, the
-// mallocs that failed for contention by cause.
+// the bins that may have a free block; UA_CLAIM_FAILURES, UA_WAIT_FAILURES and
+// UA_BIT_FAILURES, the mallocs that failed for contention by cause (no bin found for a
+// unit, the wait ran out, no bit found for a count).
 //
 // Invariants
 //   - Once no call is in flight, a class's semaphore count is the sum of its live bins'
@@ -59,9 +60,12 @@
 
 #include "../tbuddy/tbuddy.wgsl"
 
-const UA_LIVE: u32 = 0x100u;
-const UA_COUNT_ONE: u32 = 0x400000u;
-const UA_KEY_MASK: u32 = 0x3fffffu;
+// A bin's state word: free count << UA_COUNT_SHIFT | UA_LIVE | class (UA_CLASS_MASK), laid
+// out on the host (src/ualloc.rs). The count has 28 bits: decrements that find no free
+// block are undone, and until then they take the count below zero; however many are in
+// flight, a wrapped count stays far above a bin's blocks, so no reader takes it for one.
+const UA_COUNT_ONE: u32 = 1u << UA_COUNT_SHIFT;
+const UA_KEY_MASK: u32 = UA_COUNT_ONE - 1u;
 const UA_BITMAP_WORDS: u32 = 8u;
 const UA_CLASSES: u32 = 8u;
 // Give-back candidates per class a malloc retries when the tree buddy runs out.
@@ -80,11 +84,17 @@ fn ua_blocks(c: u32) -> u32 {
 }
 
 fn ua_count(state: u32) -> u32 {
-    return state >> 22u;
+    return state >> UA_COUNT_SHIFT;
 }
 
 fn ua_set_index(c: u32, bin: u32) -> u32 {
     return (c << UA_SET_SHIFT) + bin;
+}
+
+// Whether a state word is a live bin of class c with a free block.
+fn ua_has_free(state: u32, c: u32) -> bool {
+    let count = ua_count(state);
+    return (state & UA_KEY_MASK) == (UA_LIVE | c) && count > 0u && count <= ua_blocks(c);
 }
 
 // The class of a malloc of `units` 16-byte units: the smallest power of two that holds it.
@@ -95,6 +105,10 @@ fn ua_class_for(units: u32) -> u32 {
 // Takes one free count of bin `bin` of class c: false (and nothing changed) if the bin is
 // not a live bin of c with a free block.
 fn ua_take_count(bin: u32, c: u32) -> bool {
+    // A look first: a bin seen empty or not of the class costs no atomic.
+    if (!ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
+        return false;
+    }
     let old = atomicSub(&heap_meta[UA_STATE + bin], UA_COUNT_ONE);
     let count = ua_count(old);
     if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count == 0u || count > ua_blocks(c)) {
@@ -113,8 +127,7 @@ fn ua_take_count(bin: u32, c: u32) -> bool {
 // again, setting it back if a free arrived meanwhile.
 fn ua_hide(bin: u32, c: u32) {
     sb_try_clear(UA_SETS, ua_set_index(c, bin));
-    let now = atomicLoad(&heap_meta[UA_STATE + bin]);
-    if ((now & UA_KEY_MASK) == (UA_LIVE | c) && ua_count(now) > 0u && ua_count(now) <= ua_blocks(c)) {
+    if (ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
         sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     }
 }
@@ -156,7 +169,9 @@ fn ua_claim_bit(bin: u32, c: u32, seed: u32) -> u32 {
 // semaphore, and gives the bin back to the tree buddy if all its blocks are free.
 fn ua_give_counts(bin: u32, c: u32, n: u32) {
     let old = atomicAdd(&heap_meta[UA_STATE + bin], n * UA_COUNT_ONE);
-    if (ua_count(old) == 0u) {
+    // Shown again if it had none, or if a decrement being undone made it look so (that
+    // undo then shows it too: ua_undo).
+    if (ua_count(old) == 0u || ua_count(old) > ua_blocks(c)) {
         sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     }
     bsem_signal(ua_sem(c), n, 0u);
@@ -179,7 +194,7 @@ fn ua_give_back(bin: u32, c: u32) {
     let s = ua_sem(c);
     let blocks = ua_blocks(c);
     if (atomicLoad(&heap_meta[s + 1u]) == 0u && bsem_try_take(s, blocks)) {
-        let full = (blocks << 22u) | UA_LIVE | c;
+        let full = (blocks << UA_COUNT_SHIFT) | UA_LIVE | c;
         for (var attempt = 0u; attempt < 4u; attempt++) {
             let r = atomicCompareExchangeWeak(&heap_meta[UA_STATE + bin], full, 0u);
             if (r.exchanged) {
@@ -215,26 +230,29 @@ fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
         if (bin == SB_NONE) {
             return;
         }
-        let full = (ua_blocks(c) << 22u) | UA_LIVE | c;
+        let full = (ua_blocks(c) << UA_COUNT_SHIFT) | UA_LIVE | c;
         if (atomicLoad(&heap_meta[UA_STATE + bin]) == full) {
             ua_give_back(bin, c);
         }
     }
 }
 
-// A fresh bin of class c for a producer: a leaf from the tree buddy, all its blocks free
-// but the one the producer keeps, whose count it has taken already (so a fresh bin never
-// looks empty to a give-back); shown and signalled. The producer claims its bit like any
-// holder of a count.
-fn ua_fresh_bin(c: u32) -> HeapAlloc {
+// A fresh bin of class c: a leaf from the tree buddy with `kept` of its counts taken by
+// its producer (so a fresh bin never looks empty to a give-back; the producer claims their
+// bits like any holder of counts), shown, and its other blocks signalled, retiring
+// `batches` batches of the semaphore.
+fn ua_fresh_bin(c: u32, kept: u32, batches: u32) -> HeapAlloc {
     let leaf = tb_malloc(UA_BIN_UNITS * 16u, false);
     if (leaf.status != HEAP_OK) {
         return leaf;
     }
     let bin = heap_unit_of(leaf.handle) >> UA_BIN_SHIFT;
-    atomicAdd(&heap_meta[UA_STATE + bin], ((ua_blocks(c) - 1u) << 22u) | UA_LIVE | c);
-    sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
-    bsem_signal(ua_sem(c), ua_blocks(c) - 1u, 1u);
+    let left = ua_blocks(c) - kept;
+    atomicAdd(&heap_meta[UA_STATE + bin], (left << UA_COUNT_SHIFT) | UA_LIVE | c);
+    if (left > 0u) {
+        sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+    }
+    bsem_signal(ua_sem(c), left, batches);
     return HeapAlloc(bin, 0u, HEAP_OK);
 }
 
@@ -256,14 +274,18 @@ fn ua_find_bin(c: u32, seed: u32, last: bool) -> u32 {
     return SB_NONE;
 }
 
-// Gives back `n` counts a decrement took from a bin it could not use. An undo that leaves
-// the bin with every block free (a bin of another class whose last free came meanwhile,
-// and could not give it back) lists it for a give-back.
+// Gives back `n` counts a decrement took from a bin it could not use. Frees that came
+// meanwhile saw the count below zero and may not have shown the bin: an undo that leaves
+// free blocks shows it, and one that leaves every block free (a bin whose last free could
+// not give it back) lists it for a give-back.
 fn ua_undo(bin: u32, n: u32) {
     let now = atomicAdd(&heap_meta[UA_STATE + bin], n * UA_COUNT_ONE) + n * UA_COUNT_ONE;
-    let k = now & 0xffu;
-    if ((now & UA_LIVE) != 0u && k < UA_CLASSES && ua_count(now) == ua_blocks(k)) {
-        sb_set(UA_RETIRE, ua_set_index(k, bin), sb_top(UA_SET_SHIFT));
+    let k = now & UA_CLASS_MASK;
+    if (k < UA_CLASSES && ua_has_free(now, k)) {
+        sb_set(UA_SETS, ua_set_index(k, bin), sb_top(UA_SET_SHIFT));
+        if (ua_count(now) == ua_blocks(k)) {
+            sb_set(UA_RETIRE, ua_set_index(k, bin), sb_top(UA_SET_SHIFT));
+        }
     }
 }
 
@@ -272,6 +294,9 @@ fn ua_undo(bin: u32, n: u32) {
 fn ua_take_counts(bin: u32, c: u32, k: u32) -> u32 {
     if (k == 1u) {
         return select(0u, 1u, ua_take_count(bin, c));
+    }
+    if (!ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
+        return 0u;
     }
     let old = atomicSub(&heap_meta[UA_STATE + bin], k * UA_COUNT_ONE);
     let count = ua_count(old);
@@ -333,6 +358,16 @@ fn ua_collective(c: u32) -> UaCollective {
                 if (k > 1u) {
                     have += ua_take_counts(bin, c, k - 1u);
                 }
+            }
+        } else {
+            // Too few blocks free: the group's own fresh bin (a collective acquire: one
+            // leaf for up to a bin's worth of lanes, where one malloc after another would
+            // each wait on the semaphore). Its other blocks join the semaphore.
+            let fresh = ua_fresh_bin(c, min(k, ua_blocks(c)), 0u);
+            if (fresh.status == HEAP_OK) {
+                bin = fresh.handle;
+                have = min(k, ua_blocks(c));
+                units = have;
             }
         }
     }
@@ -417,7 +452,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
             return HeapAlloc(handle, 1u << c, HEAP_OK);
         }
         ua_give_count(group.bin, c);
-        atomicAdd(&heap_meta[UA_CLAIM_FAILURES], 1u);
+        atomicAdd(&heap_meta[UA_BIT_FAILURES], 1u);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
     }
     holding = group.held;
@@ -435,7 +470,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
                 continue;
             }
             if (r == BSEM_ALLOCATE) {
-                let fresh = ua_fresh_bin(c);
+                let fresh = ua_fresh_bin(c, 1u, 1u);
                 if (fresh.status == HEAP_OK) {
                     counted = fresh.handle;
                 } else {
@@ -449,8 +484,11 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
                         wait = bsem_new_wait();
                         continue;
                     }
+                    // After the retry, out of memory unless blocks are there now: bins in
+                    // production elsewhere are as likely to find no leaf, and waiting for
+                    // them with every other malloc of a full heap only runs out the rounds.
                     wait = bsem_new_wait();
-                    if (bsem_count(s) <= 0 && (atomicLoad(&heap_meta[s + 1u]) >> BSEM_R_BITS) == 0u) {
+                    if (bsem_count(s) <= 0) {
                         status = fresh.status;
                         break;
                     }
@@ -471,7 +509,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
             return HeapAlloc(handle, 1u << c, HEAP_OK);
         }
         ua_give_count(bin, c);
-        atomicAdd(&heap_meta[UA_CLAIM_FAILURES], 1u);
+        atomicAdd(&heap_meta[UA_BIT_FAILURES], 1u);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
     }
     if (holding) {
@@ -494,7 +532,7 @@ fn ua_free(ptr: u32) -> HeapFree {
     if ((state & UA_LIVE) == 0u) {
         return tb_free(ptr);
     }
-    let c = state & 0xffu;
+    let c = state & UA_CLASS_MASK;
     let offset = unit & (UA_BIN_UNITS - 1u);
     if ((offset & ((1u << c) - 1u)) != 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);

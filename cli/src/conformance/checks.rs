@@ -103,10 +103,10 @@ impl Checks {
                 self.problems
                     .push(format!("{phase}: ualloc books: {problem}"));
             }
-            if report.claim_failures + report.wait_failures > 0 {
+            if report.claim_failures + report.wait_failures + report.bit_failures > 0 {
                 self.problems.push(format!(
-                    "{phase}: ualloc contention: {} blocks not found, {} waits ran out",
-                    report.claim_failures, report.wait_failures
+                    "{phase}: ualloc contention: {} bins not found, {} waits ran out, {} bits not found",
+                    report.claim_failures, report.wait_failures, report.bit_failures
                 ));
             }
         }

@@ -89,12 +89,13 @@ pub struct HeapConfig {
 }
 
 impl HeapConfig {
-    /// Defaults: RW-BM with 256-byte pages at bind group 0.
+    /// Defaults: [`Strategy::UAlloc`], which serves every size from 1 byte to a segment,
+    /// at bind group 0.
     pub fn new(size: u64) -> Self {
         Self {
             size,
             max_size: None,
-            strategy: Strategy::RwBm,
+            strategy: Strategy::UAlloc,
             random_walk: RandomWalkParams::default(),
             ouroboros: OuroborosParams::default(),
             tbuddy: TBuddyParams::default(),

@@ -17,7 +17,7 @@
 
 use std::fmt::Write as _;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::heap::GpuHeap;
 use crate::layout::UNIT_BYTES;
 use crate::meta::STAT_WORDS;
@@ -63,6 +63,13 @@ pub(crate) struct UAllocPlan {
 
 impl UAllocPlan {
     pub fn plan(input: &PlanInput) -> Result<UAllocPlan> {
+        if input.stride < BIN_BYTES || input.bytes < BIN_BYTES {
+            return Err(Error::InvalidConfig(format!(
+                "ualloc needs a heap and segments of at least one {BIN_BYTES}-byte bin, not {} \
+                 bytes in segments of {}: use a larger heap or a page-based strategy",
+                input.bytes, input.stride
+            )));
+        }
         let tbuddy = TBuddyPlan::with_leaf(input, BIN_BYTES)?;
         let bins = tbuddy.leaves();
         let sem_base = tbuddy.state_end();

@@ -438,7 +438,8 @@ pub(super) mod tests {
 
     #[test]
     fn small_heap_is_one_segment() {
-        let l = HeapLayout::plan(&HeapConfig::new(1000), &caps(128 << 20, true)).unwrap();
+        let rw_bm = HeapConfig::new(1000).strategy(Strategy::RwBm);
+        let l = HeapLayout::plan(&rw_bm, &caps(128 << 20, true)).unwrap();
         assert_eq!(l.bytes, 1008);
         assert_eq!(l.segment_sizes, vec![1008]);
         assert_eq!(l.segment_shift, 6);
@@ -461,7 +462,9 @@ pub(super) mod tests {
 
     #[test]
     fn growable_heap_reserves_segments_of_the_initial_size() {
-        let c = HeapConfig::new(64 << 20).max_size(1 << 30);
+        let c = HeapConfig::new(64 << 20)
+            .max_size(1 << 30)
+            .strategy(Strategy::RwBm);
         let l = HeapLayout::plan(&c, &caps(128 << 20, true)).unwrap();
         assert!(l.growable);
         assert_eq!(l.segment_sizes, vec![64 << 20; 16]);
@@ -499,13 +502,20 @@ pub(super) mod tests {
         ));
         assert!(matches!(
             HeapLayout::plan(
-                &HeapConfig::new(1 << 20).random_walk(crate::RandomWalkParams {
-                    page_size: 48,
-                    ..Default::default()
-                }),
+                &HeapConfig::new(1 << 20)
+                    .strategy(Strategy::RwBm)
+                    .random_walk(crate::RandomWalkParams {
+                        page_size: 48,
+                        ..Default::default()
+                    }),
                 &c
             ),
             Err(Error::InvalidConfig(_))
+        ));
+        // The default (ualloc) needs a whole 4 KiB bin.
+        assert!(matches!(
+            HeapLayout::plan(&HeapConfig::new(1000), &c),
+            Err(Error::InvalidConfig(m)) if m.contains("ualloc")
         ));
         assert!(matches!(
             HeapLayout::plan(

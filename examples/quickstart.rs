@@ -4,7 +4,7 @@
 //!
 //! cargo run --release --example quickstart
 
-use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+use gpu_heap::{Gpu, GpuHeap};
 
 const INVOCATIONS: u32 = 100_000;
 
@@ -17,9 +17,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         adapter.name, adapter.backend, adapter.driver
     );
 
-    // 2. A 64 MiB heap of 256-byte pages (RW-BM), its bindings at @group(0).
-    let config = HeapConfig::new(64 << 20).strategy(Strategy::RwBm);
-    let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config)?;
+    // 2. A 64 MiB heap with the default strategy (ualloc: every size from 1 byte), its
+    //    bindings at @group(0).
+    let heap = GpuHeap::new(&gpu.device, &gpu.queue, 64 << 20)?;
 
     // 3. The user's shader: `#include "alloc.wgsl"` resolves against the heap.
     let module = heap.create_shader_module("quickstart.wgsl", include_str!("quickstart.wgsl"))?;

@@ -339,15 +339,21 @@ struct UaCollective {
     bin: u32,
 }
 
+// Fresh bins a subgroup's leader makes at most: a subgroup of 32 lanes of the 2 KiB class.
+const UA_GROUP_BINS: u32 = 16u;
+
 fn ua_collective(c: u32) -> UaCollective {
     const UA_GROUP_WORD_TRIES = 16u;
     let lead = subgroupBroadcastFirst(c);
     let same = c == lead;
     let rank = subgroupExclusiveAdd(select(0u, 1u, same));
     let k = subgroupAdd(select(0u, 1u, same));
+    let per = ua_blocks(c);
     var units = 0u;
     var bin = SB_NONE;
     var have = 0u;
+    var made = 0u; // fresh bins the leader made for the group
+    var fresh_bins: array<u32, UA_GROUP_BINS>;
     if (same && rank == 0u) {
         if (bsem_try_take(ua_sem(c), k)) {
             units = k;
@@ -360,21 +366,36 @@ fn ua_collective(c: u32) -> UaCollective {
                 }
             }
         } else {
-            // Too few blocks free: the group's own fresh bin (a collective acquire: one
-            // leaf for up to a bin's worth of lanes, where one malloc after another would
-            // each wait on the semaphore). Its other blocks join the semaphore.
-            let fresh = ua_fresh_bin(c, min(k, ua_blocks(c)), 0u);
-            if (fresh.status == HEAP_OK) {
-                bin = fresh.handle;
-                have = min(k, ua_blocks(c));
-                units = have;
+            // Too few blocks free: fresh bins of the group's own (a collective acquire: a
+            // leaf per bin's worth of lanes, where one malloc after another would each
+            // wait on the semaphore). The last one's other blocks join the semaphore.
+            for (var j = 0u; j < min((k + per - 1u) / per, UA_GROUP_BINS); j++) {
+                let fresh = ua_fresh_bin(c, min(per, k - j * per), 0u);
+                if (fresh.status != HEAP_OK) {
+                    break;
+                }
+                fresh_bins[j] = fresh.handle;
+                made += 1u;
             }
+            have = min(k, made * per);
+            units = have;
         }
     }
     units = subgroupBroadcastFirst(units);
     bin = subgroupBroadcastFirst(bin);
     have = subgroupBroadcastFirst(have);
+    made = subgroupBroadcastFirst(made);
     var out = UaCollective(HEAP_NULL, same && rank < units, same && rank < have, bin);
+    if (made > 0u) {
+        // Each lane's fresh bin, by rank: its count is taken; ua_malloc claims its bit.
+        for (var j = 0u; j < made; j++) {
+            let b = subgroupBroadcastFirst(fresh_bins[j]);
+            if (rank / per == j) {
+                out.bin = b;
+            }
+        }
+        return out;
+    }
     if (have == 0u) {
         return out;
     }

@@ -348,12 +348,10 @@ fn ua_collective(c: u32) -> UaCollective {
     let same = c == lead;
     let rank = subgroupExclusiveAdd(select(0u, 1u, same));
     let k = subgroupAdd(select(0u, 1u, same));
-    let per = ua_blocks(c);
     var units = 0u;
     var bin = SB_NONE;
     var have = 0u;
-    var made = 0u; // fresh bins the leader made for the group
-    var fresh_bins: array<u32, UA_GROUP_BINS>;
+    var short = false; // the semaphore had too few units for the group
     if (same && rank == 0u) {
         if (bsem_try_take(ua_sem(c), k)) {
             units = k;
@@ -366,32 +364,34 @@ fn ua_collective(c: u32) -> UaCollective {
                 }
             }
         } else {
-            // Too few blocks free: fresh bins of the group's own (a collective acquire: a
-            // leaf per bin's worth of lanes, where one malloc after another would each
-            // wait on the semaphore). The last one's other blocks join the semaphore.
-            for (var j = 0u; j < min((k + per - 1u) / per, UA_GROUP_BINS); j++) {
-                let fresh = ua_fresh_bin(c, min(per, k - j * per), 0u);
-                if (fresh.status != HEAP_OK) {
-                    break;
-                }
-                fresh_bins[j] = fresh.handle;
-                made += 1u;
-            }
-            have = min(k, made * per);
-            units = have;
+            short = true;
         }
     }
     units = subgroupBroadcastFirst(units);
     bin = subgroupBroadcastFirst(bin);
     have = subgroupBroadcastFirst(have);
-    made = subgroupBroadcastFirst(made);
+    short = subgroupBroadcastFirst(u32(short)) != 0u;
     var out = UaCollective(HEAP_NULL, same && rank < units, same && rank < have, bin);
-    if (made > 0u) {
-        // Each lane's fresh bin, by rank: its count is taken; ua_malloc claims its bit.
-        for (var j = 0u; j < made; j++) {
-            let b = subgroupBroadcastFirst(fresh_bins[j]);
-            if (rank / per == j) {
-                out.bin = b;
+    if (short) {
+        // Too few blocks free: fresh bins of the group's own (a collective acquire: a
+        // leaf per bin's worth of lanes, where one malloc after another would each wait
+        // on the semaphore), made by the leader one at a time and handed to the lanes by
+        // rank; the last one's other blocks join the semaphore. ua_malloc claims the bits.
+        let per = ua_blocks(lead);
+        for (var j = 0u; j < min((k + per - 1u) / per, UA_GROUP_BINS); j++) {
+            var fresh = SB_NONE;
+            if (same && rank == 0u) {
+                let made = ua_fresh_bin(lead, min(per, k - j * per), 0u);
+                if (made.status == HEAP_OK) {
+                    fresh = made.handle;
+                }
+            }
+            fresh = subgroupBroadcastFirst(fresh);
+            if (fresh == SB_NONE) {
+                break;
+            }
+            if (same && rank / per == j) {
+                out = UaCollective(HEAP_NULL, true, true, fresh);
             }
         }
         return out;

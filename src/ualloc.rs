@@ -132,6 +132,8 @@ impl StrategyPlan for UAllocPlan {
             ("UA_STATE", self.state_base),
             ("UA_BITMAP", self.bitmap_base),
             ("UA_SET_SHIFT", self.set_shift as u64),
+            ("UA_CLASSES", CLASSES),
+            ("UA_BITMAP_WORDS", BITMAP_WORDS),
             ("UA_CLASS_MASK", CLASS_MASK as u64),
             ("UA_LIVE", LIVE as u64),
             ("UA_COUNT_SHIFT", COUNT_SHIFT as u64),

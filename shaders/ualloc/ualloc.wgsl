@@ -27,6 +27,16 @@
 //     live while the bin belongs to UAlloc; tree buddy blocks start at a leaf whose state
 //     word is zero (the bins UAlloc takes are unmarked in the tree buddy, so a free can
 //     never give one back to it while UAlloc holds it).
+//   - The collective primitives of 4.2.2 are subgroup operations (ua_collective): the lanes
+//     of a subgroup that malloc one class take their units with one atomic, their counts
+//     from one bin with one more, and their blocks a bitmap word at a time; a subgroup
+//     that finds too few units takes fresh bins for its lanes at once. The lanes that
+//     free into one bin return their counts and signal once.
+//   - Nothing waits for a give-back: when the semaphore cannot spare an empty bin's blocks
+//     (mallocs of the class hold or wait for units), the bin becomes a candidate in summary
+//     bitmap UA_RETIRE, retried by later frees of its class and by mallocs that find the
+//     tree buddy out of leaves. A bin goes back as a leaf; the tree buddy merges leaves
+//     when a larger block is wanted.
 //
 // State (heap_meta, layout in src/ualloc.rs), after the tree buddy's: per class its
 // semaphore (ua_sem); per bin its state word (UA_STATE + bin: free count << 4 | UA_LIVE |
@@ -54,9 +64,10 @@
 //     followed by a look at the count, setting the bit back if it rose meanwhile.
 //
 // Loops: malloc's loop makes at most UA_ROUNDS rounds (a semaphore step, or a search for a
-// bin); a bin search makes UA_SEARCH_TRIES tries; a bitmap claim at most UA_BIT_TRIES
-// atomics; the give-back's compare-exchange at most 4 attempts; plus the tree buddy's and
-// the summary bitmap's own bounds.
+// bin); a large malloc two tries; a bin search UA_SEARCH_TRIES tries; a bitmap claim at
+// most UA_BIT_TRIES atomics, a subgroup's claim UA_GROUP_WORD_TRIES words, and its fresh
+// bins at most UA_GROUP_BINS; the give-back's compare-exchange at most 4 attempts, its
+// retries UA_OOM_RETRIES per class; plus the tree buddy's and the summary bitmap's own.
 
 #include "../tbuddy/tbuddy.wgsl"
 
@@ -66,8 +77,6 @@
 // flight, a wrapped count stays far above a bin's blocks, so no reader takes it for one.
 const UA_COUNT_ONE: u32 = 1u << UA_COUNT_SHIFT;
 const UA_KEY_MASK: u32 = UA_COUNT_ONE - 1u;
-const UA_BITMAP_WORDS: u32 = 8u;
-const UA_CLASSES: u32 = 8u;
 // Give-back candidates per class a malloc retries when the tree buddy runs out.
 const UA_OOM_RETRIES: u32 = 256u;
 // Summary bitmap 1 (bitmap 0 is the tree buddy's available tree).

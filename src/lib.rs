@@ -6,7 +6,8 @@
 //! [`GpuHeap::create_shader_module`] or a [`Composer`]) and call `malloc(size)`,
 //! `free(ptr)`, `heap_load(ptr, word)` and `heap_store(ptr, word, value)`.
 //!
-//! The allocator is chosen with [`HeapConfig::strategy`] and compiled into the shaders.
+//! The allocator is chosen with [`HeapConfig::strategy`] and compiled into the shaders; the
+//! default, [`Strategy::UAlloc`], serves every size from 1 byte to a segment.
 //!
 //! A heap can grow without copying: [`HeapConfig::max_size`] reserves the handle space and
 //! the strategy's state for a maximum, and [`GpuHeap::grow`], [`GpuHeap::trim`] and

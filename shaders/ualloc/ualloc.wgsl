@@ -338,9 +338,10 @@ fn ua_lowest_bits(word: u32, n: u32) -> u32 {
 // The collective first attempt of the lanes of a subgroup that malloc the class of its
 // first active lane (the collective primitives of section 4.2.2 as subgroup operations):
 // one take of their units from the semaphore, one of their counts from a bin, and one
-// atomicOr per bitmap word for their blocks. Returns this lane's block, or HEAP_NULL with
-// `held` saying whether the lane holds a semaphore unit (its count is then found by the
-// per-lane loop, or, with `counted`, it holds a count of bin `*bin_out`).
+// atomicOr per bitmap word for their blocks; or, with too few units, fresh bins of their
+// own. Returns this lane's block, or HEAP_NULL with `held` saying whether the lane holds a
+// semaphore unit (the per-lane loop finds its count) and `counted` whether it holds a
+// count of bin `bin` (ua_malloc claims its bit).
 struct UaCollective {
     handle: u32,
     held: bool,

@@ -188,7 +188,7 @@ pub struct ScenarioResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub burst_utilisation: Option<f64>,
     /// Ouroboros strategies: where the heap's chunks and pages were at the end of each
-    /// audited phase ([`crate::GpuHeap::ouroboros_report`]).
+    /// audited phase ([`gpu_heap::GpuHeap::ouroboros_report`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ouroboros: Vec<PhaseReport>,
     pub seconds: f64,

@@ -109,6 +109,11 @@ fn grid(test: Test, quick: bool) -> Vec<(u32, u32, u32)> {
         (Test::Fragmentation, true) => fixed(&[1000], &[16, 1024]),
         (Test::OutOfMemory, false) => fixed(&[100_000], &powers_of_two(16, 8192)),
         (Test::OutOfMemory, true) => fixed(&[1000], &[16, 1024]),
+        (Test::Exhaust, false) => powers_of_two(8, 128 << 10)
+            .into_iter()
+            .map(|s| ((1 << 20).min(EXHAUST_HEAP / s), s, s))
+            .collect(),
+        (Test::Exhaust, true) => fixed(&[1000], &[16, 1024]),
         (Test::WorkGeneration, false) => {
             let threads: Vec<u32> = (0..=10).map(|e| 1 << (2 * e)).collect();
             ranges(&threads, &[64, 4096])
@@ -132,6 +137,9 @@ fn selected(test: Test, options: &Options) -> Vec<(u32, u32, u32)> {
         .collect()
 }
 
+/// The exhaust test's largest heap (the paper's 512 MB pool).
+const EXHAUST_HEAP: u32 = 512 << 20;
+
 /// Rounds of free/malloc between the fragmentation test's two measurements.
 fn fragmentation_rounds(quick: bool) -> u32 {
     if quick {
@@ -151,10 +159,11 @@ struct HeapKey {
 }
 
 fn heap_key(cell: &Cell, options: &Options) -> HeapKey {
-    let size = if cell.test == Test::OutOfMemory {
-        options.oom_heap_size
-    } else {
-        options.heap_size
+    let size = match cell.test {
+        Test::OutOfMemory => options.oom_heap_size,
+        // Exactly what the cell's mallocs ask for.
+        Test::Exhaust => cell.threads as u64 * cell.size_hi as u64,
+        _ => options.heap_size,
     };
     // Init measures the heap the strategy is configured with by default.
     let page = if cell.strategy.has_fixed_pages() && cell.test != Test::Init {

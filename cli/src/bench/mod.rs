@@ -48,6 +48,11 @@ pub enum Test {
     Fragmentation,
     /// Rounds of N allocations on a fixed heap until one fails: utilisation reached.
     OutOfMemory,
+    /// Figure 7 of Gelado & Garland (PPoPP 2019): one dispatch whose mallocs ask for
+    /// exactly the heap (2^20 threads and a heap of 2^20 times the size up to 512 B, then
+    /// a 512 MiB heap and fewer threads), from 8 B to 128 KiB: the allocation rate and the
+    /// fraction that failed. A fresh heap every round.
+    Exhaust,
     /// Each thread produces output of a random size: malloc and write, against a prefix-sum
     /// baseline (count, scan, read the total back, allocate the output, write).
     WorkGeneration,
@@ -67,6 +72,7 @@ impl Test {
         Test::Scaling,
         Test::Fragmentation,
         Test::OutOfMemory,
+        Test::Exhaust,
         Test::WorkGeneration,
         Test::Write,
         Test::Init,
@@ -81,6 +87,7 @@ impl Test {
             Test::Scaling => "scaling",
             Test::Fragmentation => "fragmentation",
             Test::OutOfMemory => "out-of-memory",
+            Test::Exhaust => "exhaust",
             Test::WorkGeneration => "work-generation",
             Test::Write => "write",
             Test::Init => "init",

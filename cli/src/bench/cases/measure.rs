@@ -106,6 +106,7 @@ pub(super) fn measure(e: &Engine, cell: &Cell, options: &Options) -> Result<Reco
         Test::Accumulate => accumulate(e, params, options, record),
         Test::Fragmentation => fragmentation(e, params, options, record),
         Test::OutOfMemory => out_of_memory(e, params, record),
+        Test::Exhaust => exhaust(e, params, options, record),
         Test::WorkGeneration => work_generation(e, params, options, record),
         Test::Write => write(e, params, options, record),
         Test::Init => init(e, options, record),
@@ -280,6 +281,45 @@ fn out_of_memory(e: &Engine, params: Params, mut record: Record) -> Result<Recor
     } else {
         audit_note(e, "when it ran out")?
     };
+    Ok(record)
+}
+
+/// One dispatch of mallocs that ask for exactly the heap, on a fresh heap every round:
+/// the rate (failed mallocs included, as the paper counts them) and the fraction that
+/// failed. Running out is expected; only failures other than out of memory mark the cell.
+fn exhaust(e: &Engine, params: Params, options: &Options, mut record: Record) -> Result<Record> {
+    let mut mallocs = Vec::new();
+    let mut nulls = Vec::new();
+    let mut failures = Failures::default();
+    let started = Instant::now();
+    for round in 0..=options.rounds {
+        e.reset()?;
+        e.clear_tally();
+        let before = e.failures()?;
+        let m = e.run(Kernel::Malloc, params)?;
+        failures += e.failures()?.since(&before);
+        if round > 0 {
+            mallocs.push(m);
+            nulls.push(e.tally()?[TALLY_NULLS] as f64);
+        }
+        if round > 0 && over_budget(options, started) {
+            break;
+        }
+    }
+    record.set_rounds(mallocs, Vec::new());
+    if let Some(t) = record.malloc {
+        let failed = nulls.iter().sum::<f64>() / nulls.len() as f64 / params.threads as f64;
+        record.extra = BTreeMap::from([
+            (
+                "rate_g_per_s".into(),
+                params.threads as f64 / t.median / 1e6,
+            ),
+            ("failed_fraction".into(), failed),
+        ]);
+    }
+    record.malloc_ms = record.malloc.map(|t| t.median);
+    record.failures = failures;
+    record.failed = failures.total() > failures.out_of_memory;
     Ok(record)
 }
 

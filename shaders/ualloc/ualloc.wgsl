@@ -121,8 +121,8 @@ fn ua_take_count(bin: u32, c: u32) -> bool {
     let old = atomicSub(&heap_meta[UA_STATE + bin], UA_COUNT_ONE);
     let count = ua_count(old);
     if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count == 0u || count > ua_blocks(c)) {
-        // Undone; an undo that leaves a bin with all blocks free (a bin of another class
-        // whose last free came meanwhile) gives it back, as that free could not.
+        // Undone (ua_undo shows the bin again, or lists it for a give-back, if a free
+        // came meanwhile).
         ua_undo(bin, 1u);
         return false;
     }
@@ -223,8 +223,6 @@ fn ua_give_back(bin: u32, c: u32) {
     sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
 }
 
-// Retries up to `n` give-back candidates of class c (taking each from UA_RETIRE; one that
-// is no longer an empty bin of c is dropped: its last free lists it again).
 // Every class's candidates, up to UA_OOM_RETRIES each: for a malloc that found the tree
 // buddy out of leaves.
 fn ua_retry_all_give_backs(seed: u32) {
@@ -233,6 +231,8 @@ fn ua_retry_all_give_backs(seed: u32) {
     }
 }
 
+// Retries up to `n` give-back candidates of class c (taking each from UA_RETIRE; one that
+// is no longer an empty bin of c is dropped: its last free lists it again).
 fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
     for (var k = 0u; k < n; k++) {
         let bin = sb_search(UA_RETIRE, c << UA_SET_SHIFT, UA_SET_SHIFT, seed + k, 1u, 0u, true);

@@ -91,6 +91,17 @@ fn quick_suite_runs_and_measures_every_cell() {
                 assert!(!r.failed, "{what}: {:?}", r.failures);
                 assert!(extra(r, "write_ms") > 0.0 && extra(r, "baseline_ms") > 0.0);
             }
+            "exhaust" => {
+                // Running out is expected; anything else marks the cell.
+                assert!(!r.failed, "{what}: {:?} {:?}", r.failures, r.note);
+                let failed = extra(r, "failed_fraction");
+                assert!((0.0..=1.0).contains(&failed), "{what}: failed {failed}");
+                assert!(extra(r, "rate_g_per_s") > 0.0, "{what}");
+            }
+            "semaphores" => {
+                assert!(!r.failed, "{what}: {:?}", r.extra);
+                assert!(extra(r, "bulk_g_per_s") > 0.0 && extra(r, "counting_g_per_s") > 0.0);
+            }
             "init" => assert!(extra(r, "create_ms") > 0.0 && extra(r, "reset_ms") > 0.0),
             other => panic!("unexpected test {other}"),
         }

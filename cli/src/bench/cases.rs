@@ -113,7 +113,12 @@ fn grid(test: Test, quick: bool) -> Vec<(u32, u32, u32)> {
             .into_iter()
             .map(|s| ((1 << 20).min(EXHAUST_HEAP / s), s, s))
             .collect(),
-        (Test::Exhaust, true) => fixed(&[1000], &[16, 1024]),
+        (Test::Exhaust, true) => fixed(&[1024], &[16, 1024]),
+        // The size is the batch (the paper's Figure 5 uses 512, UAlloc's).
+        (Test::Semaphores, false) => {
+            fixed(&(0..=6).map(|e| 256 << (2 * e)).collect::<Vec<_>>(), &[512])
+        }
+        (Test::Semaphores, true) => fixed(&[1000], &[512]),
         (Test::WorkGeneration, false) => {
             let threads: Vec<u32> = (0..=10).map(|e| 1 << (2 * e)).collect();
             ranges(&threads, &[64, 4096])

@@ -9,7 +9,7 @@ use crate::{Error, Result};
 use gpu_heap::Failures;
 use gpu_heap::GpuHeap;
 use gpu_heap::{buffer_group, buffer_group_layout, read_buffer, submit_and_wait, Gpu};
-use gpu_heap::{HeapConfig, Statistics};
+use gpu_heap::{HeapConfig, Statistics, Strategy};
 
 /// Mirrors `BenchParams` in shaders/bench/kernels.wgsl.
 #[repr(C)]
@@ -78,6 +78,9 @@ pub(crate) enum Kernel {
     WorkgenMalloc,
     WorkgenCount,
     WorkgenWrite,
+    /// Figure 5's bulk and counting semaphores (bump heaps only).
+    SemBulk,
+    SemCounting,
 }
 
 impl Kernel {
@@ -91,6 +94,8 @@ impl Kernel {
             Kernel::WorkgenMalloc => "workgen_malloc",
             Kernel::WorkgenCount => "workgen_count",
             Kernel::WorkgenWrite => "workgen_write",
+            Kernel::SemBulk => "sem_bulk",
+            Kernel::SemCounting => "sem_counting",
         }
     }
 }
@@ -183,8 +188,14 @@ impl Engine {
             Kernel::WorkgenMalloc,
             Kernel::WorkgenCount,
             Kernel::WorkgenWrite,
+            Kernel::SemBulk,
+            Kernel::SemCounting,
         ] {
             if kernel == Kernel::MallocSubgroup && !subgroups {
+                continue;
+            }
+            let semaphores = matches!(kernel, Kernel::SemBulk | Kernel::SemCounting);
+            if semaphores && heap.layout().compiled() != Strategy::Bump {
                 continue;
             }
             let entry = kernel.entry();

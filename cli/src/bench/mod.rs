@@ -53,6 +53,10 @@ pub enum Test {
     /// a 512 MiB heap and fewer threads), from 8 B to 128 KiB: the allocation rate and the
     /// fraction that failed. A fresh heap every round.
     Exhaust,
+    /// Figure 5 of Gelado & Garland: N threads each take one unit from batches of 512, with
+    /// the bulk semaphore and with a counting semaphore whose batches one producer at a
+    /// time makes (one atomicAdd per batch, the paper's upper limit). Bump heaps only.
+    Semaphores,
     /// Each thread produces output of a random size: malloc and write, against a prefix-sum
     /// baseline (count, scan, read the total back, allocate the output, write).
     WorkGeneration,
@@ -73,6 +77,7 @@ impl Test {
         Test::Fragmentation,
         Test::OutOfMemory,
         Test::Exhaust,
+        Test::Semaphores,
         Test::WorkGeneration,
         Test::Write,
         Test::Init,
@@ -88,6 +93,7 @@ impl Test {
             Test::Fragmentation => "fragmentation",
             Test::OutOfMemory => "out-of-memory",
             Test::Exhaust => "exhaust",
+            Test::Semaphores => "semaphores",
             Test::WorkGeneration => "work-generation",
             Test::Write => "write",
             Test::Init => "init",

@@ -107,6 +107,11 @@ pub(super) fn measure(e: &Engine, cell: &Cell, options: &Options) -> Result<Reco
         Test::Fragmentation => fragmentation(e, params, options, record),
         Test::OutOfMemory => out_of_memory(e, params, record),
         Test::Exhaust => exhaust(e, params, options, record),
+        Test::Semaphores if !e.has(Kernel::SemBulk) => {
+            record.note = Some("runs on bump heaps only (--strategy bump)".into());
+            Ok(record)
+        }
+        Test::Semaphores => semaphores(e, params, options, record),
         Test::WorkGeneration => work_generation(e, params, options, record),
         Test::Write => write(e, params, options, record),
         Test::Init => init(e, options, record),
@@ -320,6 +325,42 @@ fn exhaust(e: &Engine, params: Params, options: &Options, mut record: Record) ->
     record.malloc_ms = record.malloc.map(|t| t.median);
     record.failures = failures;
     record.failed = failures.total() > failures.out_of_memory;
+    Ok(record)
+}
+
+/// Figure 5: the bulk semaphore's pass and the counting semaphore's, each on a fresh heap,
+/// per round. The malloc column is the bulk semaphore, the free column the counting one.
+fn semaphores(e: &Engine, params: Params, options: &Options, mut record: Record) -> Result<Record> {
+    let (mut bulk, mut counting) = (Vec::new(), Vec::new());
+    let mut nulls = 0;
+    let started = Instant::now();
+    for round in 0..=options.rounds {
+        let mut pass = |kernel| -> Result<f64> {
+            e.reset()?;
+            e.clear_tally();
+            let t = e.run(kernel, params)?;
+            nulls += e.tally()?[TALLY_NULLS];
+            Ok(t)
+        };
+        let (b, c) = (pass(Kernel::SemBulk)?, pass(Kernel::SemCounting)?);
+        if round > 0 {
+            bulk.push(b);
+            counting.push(c);
+        }
+        if round > 0 && over_budget(options, started) {
+            break;
+        }
+    }
+    record.set_rounds(bulk, counting);
+    let rate = |t: Option<Timing>| t.map_or(0.0, |t| params.threads as f64 / t.median / 1e6);
+    record.extra = BTreeMap::from([
+        ("bulk_g_per_s".into(), rate(record.malloc)),
+        ("counting_g_per_s".into(), rate(record.free)),
+        ("rounds_run_out".into(), nulls as f64),
+    ]);
+    record.note = Some("malloc: bulk semaphore; free: counting semaphore".into());
+    finish(e, &mut record, Failures::default(), 0)?;
+    record.failed = nulls > 0;
     Ok(record)
 }
 

@@ -338,3 +338,44 @@ impl GpuHeap {
         Ok(Some(report))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{DeviceCaps, HeapLayout};
+    use crate::{HeapConfig, Strategy};
+
+    fn layout(size: u64) -> HeapLayout {
+        let caps = DeviceCaps {
+            features: wgpu::Features::empty(),
+            limits: wgpu::Limits {
+                max_storage_buffer_binding_size: 128 << 20,
+                max_buffer_size: 128 << 20,
+                ..wgpu::Limits::default()
+            },
+            backend: None,
+            unsupported: None,
+        };
+        HeapLayout::plan(&HeapConfig::new(size), &caps).unwrap()
+    }
+
+    #[test]
+    fn the_default_serves_every_size_with_little_metadata() {
+        let l = layout(16 << 20);
+        assert_eq!(l.compiled(), Strategy::UAlloc);
+        // 4096 bins: classes of 16 B to 2 KiB fill them, larger sizes are buddy blocks.
+        assert_eq!(l.capacity_for(1), 4096 * 256);
+        assert_eq!(l.capacity_for(257), 4096 * 8);
+        assert_eq!(l.capacity_for(2048), 4096 * 2);
+        assert_eq!(l.capacity_for(2049), 4096);
+        assert_eq!(l.capacity_for(16 << 20), 1);
+        assert_eq!(l.max_alloc, 16 << 20);
+        let FamilyPlan::UAlloc(p) = &l.plan else {
+            panic!("planned as {:?}", l.plan)
+        };
+        assert_eq!(p.granted_bytes(17), 32);
+        assert_eq!(p.granted_bytes(3000), 4096);
+        // 9 words per bin and a few bits: under 1 % of the heap.
+        assert!(l.metadata_bytes() * 100 < l.bytes, "{}", l.metadata_bytes());
+    }
+}

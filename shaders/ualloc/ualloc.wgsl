@@ -70,6 +70,8 @@
 // retries UA_OOM_RETRIES per class; plus the tree buddy's and the summary bitmap's own.
 
 #include "../tbuddy/tbuddy.wgsl"
+// Init and growth: bins are leaves, so the tree buddy's hooks cover UAlloc too.
+#include "../tbuddy/hooks.wgsl"
 
 // A bin's state word: free count << UA_COUNT_SHIFT | UA_LIVE | class (UA_CLASS_MASK), laid
 // out on the host (src/ualloc.rs). The count has 28 bits: decrements that find no free
@@ -90,6 +92,21 @@ fn ua_sem(c: u32) -> u32 {
 
 fn ua_blocks(c: u32) -> u32 {
     return UA_BIN_UNITS >> c;
+}
+
+// The state word of a live bin of class c with `count` free blocks.
+fn ua_state(c: u32, count: u32) -> u32 {
+    return (count << UA_COUNT_SHIFT) | UA_LIVE | c;
+}
+
+// Bitmap words a bin of class c uses, and the bits of each that hold blocks.
+fn ua_bitmap_words(c: u32) -> u32 {
+    return max(ua_blocks(c) >> 5u, 1u);
+}
+
+fn ua_word_mask(c: u32) -> u32 {
+    let blocks = ua_blocks(c);
+    return select((1u << blocks) - 1u, 0xffffffffu, blocks >= 32u);
 }
 
 fn ua_count(state: u32) -> u32 {
@@ -148,9 +165,8 @@ fn ua_claim_bit(bin: u32, c: u32, seed: u32) -> u32 {
     // holds it: a claimant loses at most (blocks - 1) races while no block comes back, and
     // reads each word at most once between two losses.
     const UA_BIT_TRIES = 4096u;
-    let blocks = ua_blocks(c);
-    let words = max(blocks >> 5u, 1u);
-    let mask = select((1u << blocks) - 1u, 0xffffffffu, blocks >= 32u);
+    let words = ua_bitmap_words(c);
+    let mask = ua_word_mask(c);
     var rng = heap_hash(seed) | 1u;
     var w = rng % words;
     var seen = atomicLoad(&heap_meta[UA_BITMAP + UA_BITMAP_WORDS * bin + w]);
@@ -203,7 +219,7 @@ fn ua_give_back(bin: u32, c: u32) {
     let s = ua_sem(c);
     let blocks = ua_blocks(c);
     if (atomicLoad(&heap_meta[s + 1u]) == 0u && bsem_try_take(s, blocks)) {
-        let full = (blocks << UA_COUNT_SHIFT) | UA_LIVE | c;
+        let full = ua_state(c, blocks);
         for (var attempt = 0u; attempt < 4u; attempt++) {
             let r = atomicCompareExchangeWeak(&heap_meta[UA_STATE + bin], full, 0u);
             if (r.exchanged) {
@@ -239,7 +255,7 @@ fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
         if (bin == SB_NONE) {
             return;
         }
-        let full = (ua_blocks(c) << UA_COUNT_SHIFT) | UA_LIVE | c;
+        let full = ua_state(c, ua_blocks(c));
         if (atomicLoad(&heap_meta[UA_STATE + bin]) == full) {
             ua_give_back(bin, c);
         }
@@ -257,7 +273,7 @@ fn ua_fresh_bin(c: u32, kept: u32, batches: u32) -> HeapAlloc {
     }
     let bin = heap_unit_of(leaf.handle) >> UA_BIN_SHIFT;
     let left = ua_blocks(c) - kept;
-    atomicAdd(&heap_meta[UA_STATE + bin], (left << UA_COUNT_SHIFT) | UA_LIVE | c);
+    atomicAdd(&heap_meta[UA_STATE + bin], ua_state(c, left));
     if (left > 0u) {
         sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     }
@@ -412,9 +428,8 @@ fn ua_collective(c: u32) -> UaCollective {
     // The lanes holding a count of `bin` claim their blocks a word at a time: the first of
     // them sets as many free bits of the word as lanes wait, and each waiting lane takes
     // one of the bits that were indeed free.
-    let blocks = ua_blocks(lead);
-    let words = max(blocks >> 5u, 1u);
-    let mask = select((1u << blocks) - 1u, 0xffffffffu, blocks >= 32u);
+    let words = ua_bitmap_words(lead);
+    let mask = ua_word_mask(lead);
     let base = UA_BITMAP + UA_BITMAP_WORDS * bin;
     var w = heap_hash(bin ^ bsem_ticket) % words;
     w = subgroupBroadcastFirst(w);
@@ -597,23 +612,4 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
 
 fn strategy_free(ptr: u32) -> HeapFree {
     return ua_free(ptr);
-}
-
-fn strategy_init(i: u32) {
-    tb_init();
-}
-
-// Growth: bins are leaves, so the tree buddy's hooks cover UAlloc too (a bin UAlloc holds
-// is a block the tree buddy does not see as available, so a range holding one is not
-// trimmed).
-fn strategy_grow(from_units: u32, to_units: u32) {
-    tb_grow(from_units, to_units);
-}
-
-fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
-    return tb_trim_check(from_units, to_units);
-}
-
-fn strategy_trim(from_units: u32, to_units: u32) {
-    tb_trim(from_units, to_units);
 }

@@ -121,6 +121,10 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
         include_str!("../../shaders/tbuddy/strategy.wgsl"),
     ),
     (
+        "tbuddy/hooks.wgsl",
+        include_str!("../../shaders/tbuddy/hooks.wgsl"),
+    ),
+    (
         "ualloc/ualloc.wgsl",
         include_str!("../../shaders/ualloc/ualloc.wgsl"),
     ),

@@ -23,9 +23,18 @@ const COUNTER_WRONG: u32 = 1u;
 const COUNTER_PAIRS: u32 = 2u;
 const COUNTER_DEMAND: u32 = 3u; // bytes the failed mallocs asked for
 
+// A 32-bit integer mix (any good one will do): spreads the rows' matches.
+fn mix32(x: u32) -> u32 {
+    var h = x ^ (x >> 16u);
+    h *= 0x7feb352du;
+    h ^= h >> 15u;
+    h *= 0x846ca68bu;
+    return h ^ (h >> 16u);
+}
+
 // Matches of probe row i: 0..15, and 256..511 for one row in 64.
 fn matches_of(i: u32) -> u32 {
-    let h = heap_hash(i ^ 0x6a09e667u);
+    let h = mix32(i ^ 0x6a09e667u);
     if ((h & 63u) == 0u) {
         return 256u + ((h >> 6u) & 255u);
     }
@@ -34,7 +43,7 @@ fn matches_of(i: u32) -> u32 {
 
 // The build-side row of match k of probe row i (stands in for the hash-table lookup).
 fn build_row(i: u32, k: u32) -> u32 {
-    return heap_hash(i * 0x9e3779b9u + k);
+    return mix32(i * 0x9e3779b9u + k);
 }
 
 @compute @workgroup_size(64)

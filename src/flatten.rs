@@ -136,7 +136,7 @@ fn header(m: &Manifest, growable: bool) -> String {
 /// ```
 /// let config = gpu_heap::HeapConfig::new(64 << 20);
 /// let m = gpu_heap::manifest(&config, &wgpu::Limits::default(), wgpu::Features::empty())?;
-/// assert_eq!(m.bindings[0].name, "heap_meta");
+/// assert_eq!(m.bindings[0].name, "gpu_heap_meta");
 /// assert!(m.api.contains(&"malloc"));
 /// # Ok::<(), gpu_heap::Error>(())
 /// ```
@@ -221,7 +221,7 @@ fn manifest_of(layout: &HeapLayout) -> Manifest {
             };
             ManifestBinding {
                 binding,
-                name: b.wgsl_name(),
+                name: crate::shader::prefixed(&b.wgsl_name()),
                 buffer,
                 array_count,
                 segment,
@@ -243,19 +243,73 @@ fn manifest_of(layout: &HeapLayout) -> Manifest {
         init_invocations: layout.init_invocations(),
         statistics: crate::meta::statistics_words(),
         max_alloc: layout.max_alloc,
-        api: vec![
-            "malloc",
-            "free",
-            "heap_load",
-            "heap_store",
-            "heap_status",
-            "HEAP_NULL",
-            "HEAP_OK",
-            "HEAP_OUT_OF_MEMORY",
-            "HEAP_CONTENTION",
-            "HEAP_INVALID_REQUEST",
-            "HEAP_INVALID_FREE",
-            "HEAP_MAX_ALLOC",
-        ],
+        api: crate::shader::API.to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SegmentBinding;
+    use crate::layout::BINDING_ARRAY_FEATURES;
+
+    /// A user shader that includes alloc.wgsl meets the API and nothing else of the
+    /// library: every other module-scope name of every strategy's build carries the prefix.
+    #[test]
+    fn only_the_api_enters_the_user_namespace() {
+        let limits = wgpu::Limits {
+            max_storage_buffer_binding_size: 128 << 20,
+            max_binding_array_elements_per_shader_stage: 16,
+            max_storage_buffers_per_shader_stage: 16,
+            ..wgpu::Limits::default()
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for &strategy in Strategy::ALL {
+            for (binding, features) in [
+                (SegmentBinding::Separate, wgpu::Features::empty()),
+                (
+                    SegmentBinding::BindingArray,
+                    BINDING_ARRAY_FEATURES | wgpu::Features::SUBGROUP,
+                ),
+            ] {
+                let mut configs = vec![HeapConfig::new(512 << 20)];
+                if strategy.supports_growth() {
+                    configs.push(HeapConfig::new(256 << 20).max_size(512 << 20));
+                }
+                for config in configs {
+                    let config = config.strategy(strategy).segment_binding(binding);
+                    let module = composer(&config, &limits, features)
+                        .unwrap()
+                        .compose_library("heap_init.wgsl")
+                        .unwrap()
+                        .validate()
+                        .unwrap_or_else(|e| panic!("{strategy} {binding:?}: {e}"));
+                    let names = module
+                        .global_variables
+                        .iter()
+                        .filter_map(|(_, v)| v.name.clone())
+                        .chain(module.functions.iter().filter_map(|(_, f)| f.name.clone()))
+                        .chain(module.constants.iter().filter_map(|(_, c)| c.name.clone()))
+                        .chain(module.overrides.iter().filter_map(|(_, o)| o.name.clone()))
+                        .chain(module.types.iter().filter_map(|(_, t)| t.name.clone()))
+                        .chain(module.entry_points.iter().map(|e| e.name.clone()));
+                    for name in names {
+                        // naga's own types (atomic results) start with two underscores.
+                        if crate::shader::API.contains(&name.as_str()) || name.starts_with("__") {
+                            continue;
+                        }
+                        assert_eq!(
+                            crate::shader::prefixed(&name),
+                            name,
+                            "{strategy} {binding:?}"
+                        );
+                        seen.insert(name);
+                    }
+                }
+            }
+        }
+        if let Ok(path) = std::env::var("GPU_HEAP_DUMP_NAMES") {
+            std::fs::write(path, seen.into_iter().collect::<Vec<_>>().join("\n")).unwrap();
+        }
     }
 }

@@ -13,6 +13,7 @@ const KERNEL: &str = r#"
 #include "core/hash.wgsl"
 #include "sync/bulk_semaphore.wgsl"
 
+// heap_meta is this kernel's own: the semaphore module uses it, not declares it.
 // Words: [0, 1] the semaphore, [2] units produced, [3] waits that got units, [4] waits
 // that produced a batch, [5] waits that ran out of rounds, [6] units held at the end of
 // the wait phase (must be given back), [7] unit accounting errors seen by a thread.
@@ -34,45 +35,45 @@ fn stress(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= params.threads) {
         return;
     }
-    var rng = heap_hash(id.x ^ params.seed) | 1u;
+    var rng = gpu_heap_hash(id.x ^ params.seed) | 1u;
     var held = 0u;
     for (var round = 0u; round < params.rounds; round++) {
-        rng = heap_rng_next(rng);
+        rng = gpu_heap_rng_next(rng);
         let n = 1u + (rng % min(4u, params.batch));
         if (((rng >> 9u) & 1u) == 1u && held > 0u) {
             // Give some units back.
             let r = min(held, n);
-            bsem_signal(SEM, r, 0u);
+            gpu_heap_bsem_signal(SEM, r, 0u);
             held -= r;
             continue;
         }
-        var st = bsem_new_wait();
+        var st = gpu_heap_bsem_new_wait();
         var done = false;
         for (var step = 0u; step < STEPS; step++) {
-            let r = bsem_step(SEM, n, params.batch, &st);
-            if (r == BSEM_GOT) {
+            let r = gpu_heap_bsem_step(SEM, n, params.batch, &st);
+            if (r == GPU_HEAP_BSEM_GOT) {
                 held += n;
                 atomicAdd(&heap_meta[3], 1u);
                 done = true;
                 break;
             }
-            if (r == BSEM_ALLOCATE) {
+            if (r == GPU_HEAP_BSEM_ALLOCATE) {
                 // Produce a batch: keep n units, signal the rest and retire the batch.
                 atomicAdd(&heap_meta[2], params.batch);
                 held += n;
-                bsem_signal(SEM, params.batch - n, 1u);
+                gpu_heap_bsem_signal(SEM, params.batch - n, 1u);
                 atomicAdd(&heap_meta[4], 1u);
                 done = true;
                 break;
             }
         }
         if (!done) {
-            bsem_abandon(SEM, n, &st);
+            gpu_heap_bsem_abandon(SEM, n, &st);
             atomicAdd(&heap_meta[5], 1u);
         }
     }
     atomicAdd(&heap_meta[6], held);
-    bsem_signal(SEM, held, 0u);
+    gpu_heap_bsem_signal(SEM, held, 0u);
 }
 "#;
 

@@ -19,9 +19,9 @@ const ROUNDS: u32 = 8u;
 
 @compute @workgroup_size(64)
 fn mixed(@builtin(global_invocation_id) id: vec3<u32>) {
-    var rng = heap_hash(id.x * 0x9e3779b9u + 1u) | 1u;
+    var rng = gpu_heap_hash(id.x * 0x9e3779b9u + 1u) | 1u;
     for (var round = 0u; round < ROUNDS; round++) {
-        rng = heap_rng_next(rng);
+        rng = gpu_heap_rng_next(rng);
         // Mostly small sizes, some up to 4 KiB: several classes share the dispatch.
         let size = 16u << ((rng >> 4u) % 9u);
         let p = malloc(size);
@@ -33,11 +33,11 @@ fn mixed(@builtin(global_invocation_id) id: vec3<u32>) {
         let words = min(size / 4u, 64u);
         let tag = id.x * 977u + round;
         for (var k = 0u; k < words; k++) {
-            heap_store(p, k * (size / 4u / words), heap_hash(tag ^ k));
+            heap_store(p, k * (size / 4u / words), gpu_heap_hash(tag ^ k));
         }
         var bad = false;
         for (var k = 0u; k < words; k++) {
-            if (heap_load(p, k * (size / 4u / words)) != heap_hash(tag ^ k)) {
+            if (heap_load(p, k * (size / 4u / words)) != gpu_heap_hash(tag ^ k)) {
                 bad = true;
             }
         }

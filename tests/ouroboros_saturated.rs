@@ -22,7 +22,7 @@ const KERNEL: &str = r#"
 
 @compute @workgroup_size(1)
 fn saturate() {
-    atomicStore(&heap_meta[ouro_queue_meta(0u) + 1u], BSEM_E_MAX << BSEM_R_BITS);
+    atomicStore(&gpu_heap_meta[gpu_heap_ouro_queue_meta(0u) + 1u], GPU_HEAP_BSEM_E_MAX << GPU_HEAP_BSEM_R_BITS);
 }
 
 @compute @workgroup_size(64)

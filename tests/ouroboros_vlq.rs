@@ -6,7 +6,7 @@
 //! P-VL frees failing with out of memory by the hundred thousand). lavapipe does not delay
 //! invocations that way, so this test puts back where such a late drag leaves it (at the
 //! oldest retained chunk, behind front) and checks that the queue keeps working for more
-//! than OURO_VL_TRAIL chunks of traffic, after which that chunk has been freed.
+//! than GPU_HEAP_OURO_VL_TRAIL chunks of traffic, after which that chunk has been freed.
 
 mod common;
 
@@ -23,19 +23,19 @@ const KERNEL: &str = r#"
 // Items are pages of the 16-byte class (dequeuers take nothing else: cq_holds_item): the
 // pages of the heap's last chunk, marked as that class's and never handed out here.
 fn page(i: u32) -> u32 {
-    let first = (OURO_CHUNKS - 1u) << OURO_CHUNK_SHIFT;
-    return heap_handle_of(first + (i % ouro_batch(0u)) * OURO_MIN_PAGE_UNITS);
+    let first = (GPU_HEAP_OURO_CHUNKS - 1u) << GPU_HEAP_OURO_CHUNK_SHIFT;
+    return gpu_heap_handle_of(first + (i % gpu_heap_ouro_batch(0u)) * GPU_HEAP_OURO_MIN_PAGE_UNITS);
 }
 
 // One chunk's worth of items in, then out, on the 16-byte class's queue.
 fn lap() {
-    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
-        if (!cq_enqueue(0u, page(i))) {
+    for (var i = 0u; i < GPU_HEAP_OURO_QC_ITEMS; i++) {
+        if (!gpu_heap_cq_enqueue(0u, page(i))) {
             atomicAdd(&out[0], 1u);
         }
     }
-    for (var i = 0u; i < OURO_QC_ITEMS; i++) {
-        if (cq_dequeue(0u) == OQ_EMPTY) {
+    for (var i = 0u; i < GPU_HEAP_OURO_QC_ITEMS; i++) {
+        if (gpu_heap_cq_dequeue(0u) == GPU_HEAP_OQ_EMPTY) {
             atomicAdd(&out[1], 1u);
         }
     }
@@ -43,20 +43,20 @@ fn lap() {
 
 @compute @workgroup_size(1)
 fn lagging_back() {
-    let d = ouro_queue_meta(0u);
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + OURO_CHUNKS - 1u], 1u);
+    let d = gpu_heap_ouro_queue_meta(0u);
+    atomicStore(&gpu_heap_meta[GPU_HEAP_OURO_CHUNK_INFO + GPU_HEAP_OURO_CHUNKS - 1u], 1u);
     for (var r = 0u; r < 4u; r++) {
         lap();
     }
     // A late drag: back at the oldest chunk still kept, behind front.
-    let old = atomicLoad(&heap_meta[d + 7u]);
-    atomicStore(&heap_meta[d + 6u], old);
-    let fs = atomicLoad(&heap_meta[OURO_QC_START + atomicLoad(&heap_meta[d + 5u]) - 1u]);
-    let bs = atomicLoad(&heap_meta[OURO_QC_START + old - 1u]);
+    let old = atomicLoad(&gpu_heap_meta[d + 7u]);
+    atomicStore(&gpu_heap_meta[d + 6u], old);
+    let fs = atomicLoad(&gpu_heap_meta[GPU_HEAP_OURO_QC_START + atomicLoad(&gpu_heap_meta[d + 5u]) - 1u]);
+    let bs = atomicLoad(&gpu_heap_meta[GPU_HEAP_OURO_QC_START + old - 1u]);
     if (bitcast<i32>(fs - bs) > 0) {
         atomicStore(&out[3], 1u);
     }
-    for (var r = 0u; r < OURO_VL_TRAIL + 4u; r++) {
+    for (var r = 0u; r < GPU_HEAP_OURO_VL_TRAIL + 4u; r++) {
         lap();
     }
     atomicStore(&out[2], 1u);
@@ -66,27 +66,27 @@ fn lagging_back() {
 // that found none.
 @compute @workgroup_size(1)
 fn starved() {
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + OURO_CHUNKS - 1u], 1u);
+    atomicStore(&gpu_heap_meta[GPU_HEAP_OURO_CHUNK_INFO + GPU_HEAP_OURO_CHUNKS - 1u], 1u);
     lap();
     // The heap runs out of chunks (the pool is still empty: no queue chunk was freed yet),
     // while the queue needs two more chunks' worth.
-    let fresh = atomicLoad(&heap_meta[OURO_FRESH]);
-    atomicStore(&heap_meta[OURO_FRESH], OURO_CHUNKS);
+    let fresh = atomicLoad(&gpu_heap_meta[GPU_HEAP_OURO_FRESH]);
+    atomicStore(&gpu_heap_meta[GPU_HEAP_OURO_FRESH], GPU_HEAP_OURO_CHUNKS);
     var put = 0u;
-    for (var i = 0u; i < 3u * OURO_QC_ITEMS; i++) {
-        if (cq_enqueue(0u, page(i))) {
+    for (var i = 0u; i < 3u * GPU_HEAP_OURO_QC_ITEMS; i++) {
+        if (gpu_heap_cq_enqueue(0u, page(i))) {
             put += 1u;
         } else {
             atomicAdd(&out[4], 1u);
         }
     }
-    atomicStore(&heap_meta[OURO_FRESH], fresh);
+    atomicStore(&gpu_heap_meta[GPU_HEAP_OURO_FRESH], fresh);
     for (var i = 0u; i < put; i++) {
-        if (cq_dequeue(0u) == OQ_EMPTY) {
+        if (gpu_heap_cq_dequeue(0u) == GPU_HEAP_OQ_EMPTY) {
             atomicAdd(&out[5], 1u);
         }
     }
-    for (var r = 0u; r < OURO_VL_TRAIL + 4u; r++) {
+    for (var r = 0u; r < GPU_HEAP_OURO_VL_TRAIL + 4u; r++) {
         lap();
     }
     atomicStore(&out[2], 1u);
@@ -94,7 +94,7 @@ fn starved() {
 "#;
 
 /// Runs `entry` of KERNEL in one invocation on an 8 MiB `ouro-p-vl` heap (1024 chunks:
-/// OURO_VL_TRAIL is 8); returns the heap and the kernel's six counters.
+/// GPU_HEAP_OURO_VL_TRAIL is 8); returns the heap and the kernel's six counters.
 fn run_one(entry: &str) -> (GpuHeap, Vec<u32>) {
     let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
     let heap = GpuHeap::with_config(
@@ -141,6 +141,6 @@ fn ouro_p_vl_starved_queue_recovers() {
         "{}",
         report.summary()
     );
-    // 1024 chunks: OURO_VL_TRAIL is 8; front's and back's chunks and one linked ahead.
+    // 1024 chunks: GPU_HEAP_OURO_VL_TRAIL is 8; front's and back's chunks and one linked ahead.
     assert!(report.queue_chunks <= 8 + 3, "{}", report.summary());
 }

@@ -25,14 +25,14 @@ fn wants(i: u32) -> bool {
     switch prm.mode {
         case 0u: { return (i & 1u) == 1u; }                        // odd lanes
         case 1u: { return (i % 8u) < 3u; }                         // 3 lanes of every 8
-        case 2u: { return heap_hash(i ^ prm.seed) % 3u == 0u; }    // data-dependent
+        case 2u: { return gpu_heap_hash(i ^ prm.seed) % 3u == 0u; }    // data-dependent
         case 3u: { return (i & 31u) == 7u; }                       // one lane in 32
         default: { return true; }
     }
 }
 
 fn word(i: u32, k: u32) -> u32 {
-    return heap_hash(i ^ (k * 0x9e3779b9u) ^ prm.seed);
+    return gpu_heap_hash(i ^ (k * 0x9e3779b9u) ^ prm.seed);
 }
 
 @compute @workgroup_size(64)
@@ -47,7 +47,7 @@ fn alloc_some(@builtin(global_invocation_id) id: vec3<u32>) {
     if (wants(i)) {
         // Small sizes of several units, so RW_malloc aggregates unequal requests (or the
         // size the host asks for).
-        var size = 4u + heap_hash(i * 7u ^ prm.seed) % 120u;
+        var size = 4u + gpu_heap_hash(i * 7u ^ prm.seed) % 120u;
         if (prm.size != 0u) {
             size = prm.size;
         }

@@ -1,6 +1,6 @@
 // The TAS tool's kernels (cli/src/tas.rs): prefill a page-based random-walk heap to
 // an exact number of free pages, then let T invocations malloc once each and record their
-// steps (heap_walk_steps, walk.wgsl), so the host can average them per thread (TAS) and
+// steps (gpu_heap_walk_steps, walk.wgsl), so the host can average them per thread (TAS) and
 // take maxima per group of lanes (WAS), as Pham & Tu measure them (section 5.2).
 //
 // Prefill: page p is marked used iff tas_permute(p) < params.used, where tas_permute is a
@@ -38,10 +38,10 @@ fn tas_prefill(@builtin(global_invocation_id) id: vec3<u32>) {
     let p = id.x + id.y * 65535u * 64u;
     let pages = 1u << params.bits;
     if (p == 0u) {
-        atomicStore(&heap_meta[WALK_FREE], pages - params.used);
+        atomicStore(&gpu_heap_meta[GPU_HEAP_WALK_FREE], pages - params.used);
     }
     if (p < pages && tas_permute(p) < params.used) {
-        walk_prefill(p);
+        gpu_heap_walk_prefill(p);
     }
 }
 
@@ -52,6 +52,6 @@ fn tas_measure(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let p = malloc(16u);
-    out[2u * i] = heap_walk_steps;
+    out[2u * i] = gpu_heap_walk_steps;
     out[2u * i + 1u] = p;
 }

@@ -19,9 +19,12 @@ use std::sync::Arc;
 
 mod composed;
 mod library;
+mod prefix;
 
 pub use composed::{ComposedShader, ShaderError, SourceLocation};
 use library::LIBRARY;
+pub(crate) use prefix::prefixed;
+pub(crate) use prefix::API;
 
 /// Prefix under which library files appear in error messages.
 const LIBRARY_PREFIX: &str = "gpu-heap/";
@@ -124,9 +127,17 @@ impl Composer {
         };
         state.included.insert(id.clone());
         self.expand(&id, &text, &mut state)?;
+        let (mut lines, library): (Vec<String>, Vec<bool>) = state
+            .body
+            .iter()
+            .map(|l| (l.text.clone(), l.library))
+            .unzip();
+        prefix::prefix_library_names(&mut lines, &library);
         let mut source = String::new();
         let mut origins = Vec::new();
-        for (line, at) in state.enables.iter().chain(state.body.iter()) {
+        let enables = state.enables.iter().map(|(l, at)| (l, at));
+        let body = lines.iter().zip(state.body.iter().map(|l| &l.at));
+        for (line, at) in enables.chain(body) {
             source.push_str(line);
             source.push('\n');
             origins.push(at.clone());
@@ -178,7 +189,11 @@ impl Composer {
                             st.enables.push((trimmed.trim().to_owned(), at));
                         }
                     } else {
-                        st.body.push((raw.to_owned(), at));
+                        st.body.push(BodyLine {
+                            text: raw.to_owned(),
+                            at,
+                            library: matches!(id, SourceId::Library(_)),
+                        });
                     }
                 }
                 continue;
@@ -277,7 +292,15 @@ struct ComposeState {
     included: HashSet<SourceId>,
     conditions: Vec<Condition>,
     enables: Vec<(String, SourceLocation)>,
-    body: Vec<(String, SourceLocation)>,
+    body: Vec<BodyLine>,
+}
+
+struct BodyLine {
+    text: String,
+    at: SourceLocation,
+    /// From a file of the library (built in or generated), whose internal names are
+    /// prefixed (prefix.rs).
+    library: bool,
 }
 
 struct Condition {

@@ -43,7 +43,7 @@ fn bench_size(i: u32) -> u32 {
     if (params.size_hi <= params.size_lo) {
         return params.size_lo;
     }
-    let r = heap_hash(params.seed ^ (i * 0x9e3779b9u));
+    let r = gpu_heap_hash(params.seed ^ (i * 0x9e3779b9u));
     return params.size_lo + r % (params.size_hi - params.size_lo + 1u);
 }
 
@@ -243,36 +243,36 @@ fn workgen_write(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_work
 // bulk and with a counting semaphore. Each invocation takes one unit; a batch of SEM_BATCH
 // units is allocated with one atomicAdd on a batch counter (the paper's assumption), its
 // producer keeping one unit and signalling the rest. Compiled only for bump heaps, whose
-// heap_meta words after BUMP_HEAD are free. An invocation whose rounds run out counts as
+// gpu_heap_meta words after GPU_HEAP_BUMP_HEAD are free. An invocation whose rounds run out counts as
 // a NULL.
 #ifdef GPU_HEAP_BUMP
 #include "sync/bulk_semaphore.wgsl"
 
 const SEM_BATCH: u32 = 512u;
 const SEM_ROUNDS: u32 = 65536u;
-const SEM_BULK: u32 = BUMP_HEAD + 2u; // two words
-const SEM_COUNT: u32 = BUMP_HEAD + 4u;
-const SEM_LOCK: u32 = BUMP_HEAD + 5u;
-const SEM_BATCHES: u32 = BUMP_HEAD + 6u;
+const SEM_BULK: u32 = GPU_HEAP_BUMP_HEAD + 2u; // two words
+const SEM_COUNT: u32 = GPU_HEAP_BUMP_HEAD + 4u;
+const SEM_LOCK: u32 = GPU_HEAP_BUMP_HEAD + 5u;
+const SEM_BATCHES: u32 = GPU_HEAP_BUMP_HEAD + 6u;
 
 @compute @workgroup_size(256)
 fn sem_bulk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g: vec3<u32>) {
     if (bench_invocation(id, g) >= params.threads) {
         return;
     }
-    var wait = bsem_new_wait();
+    var wait = gpu_heap_bsem_new_wait();
     for (var r = 0u; r < SEM_ROUNDS; r++) {
-        let step = bsem_step(SEM_BULK, 1u, SEM_BATCH - 1u, &wait);
-        if (step == BSEM_GOT) {
+        let step = gpu_heap_bsem_step(SEM_BULK, 1u, SEM_BATCH - 1u, &wait);
+        if (step == GPU_HEAP_BSEM_GOT) {
             return;
         }
-        if (step == BSEM_ALLOCATE) {
-            atomicAdd(&heap_meta[SEM_BATCHES], 1u);
-            bsem_signal(SEM_BULK, SEM_BATCH - 1u, 1u);
+        if (step == GPU_HEAP_BSEM_ALLOCATE) {
+            atomicAdd(&gpu_heap_meta[SEM_BATCHES], 1u);
+            gpu_heap_bsem_signal(SEM_BULK, SEM_BATCH - 1u, 1u);
             return;
         }
     }
-    bsem_abandon(SEM_BULK, 1u, &wait);
+    gpu_heap_bsem_abandon(SEM_BULK, 1u, &wait);
     atomicAdd(&tally[TALLY_NULLS], 1u);
 }
 
@@ -285,15 +285,15 @@ fn sem_counting(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
         return;
     }
     for (var r = 0u; r < SEM_ROUNDS; r++) {
-        let old = bitcast<i32>(atomicSub(&heap_meta[SEM_COUNT], 1u));
+        let old = bitcast<i32>(atomicSub(&gpu_heap_meta[SEM_COUNT], 1u));
         if (old >= 1) {
             return;
         }
-        atomicAdd(&heap_meta[SEM_COUNT], 1u);
-        if (atomicCompareExchangeWeak(&heap_meta[SEM_LOCK], 0u, 1u).exchanged) {
-            atomicAdd(&heap_meta[SEM_BATCHES], 1u);
-            atomicAdd(&heap_meta[SEM_COUNT], SEM_BATCH - 1u);
-            atomicStore(&heap_meta[SEM_LOCK], 0u);
+        atomicAdd(&gpu_heap_meta[SEM_COUNT], 1u);
+        if (atomicCompareExchangeWeak(&gpu_heap_meta[SEM_LOCK], 0u, 1u).exchanged) {
+            atomicAdd(&gpu_heap_meta[SEM_BATCHES], 1u);
+            atomicAdd(&gpu_heap_meta[SEM_COUNT], SEM_BATCH - 1u);
+            atomicStore(&gpu_heap_meta[SEM_LOCK], 0u);
             return;
         }
     }

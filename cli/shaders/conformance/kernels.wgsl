@@ -50,7 +50,7 @@ const TALLY_NULL_BY_STATUS: u32 = 8u;
 const TALLY_BAD_INPUT: u32 = 16u;
 
 fn conformance_word(tag: u32, k: u32) -> u32 {
-    return heap_hash(tag ^ (k * 0x9e3779b9u));
+    return gpu_heap_hash(tag ^ (k * 0x9e3779b9u));
 }
 
 fn words_of(size: u32) -> u32 {
@@ -71,14 +71,14 @@ fn pattern_next(k: u32, n: u32) -> u32 {
 }
 
 fn chance(permille: u32, i: u32, salt: u32) -> bool {
-    return heap_hash(heap_hash(params.seed ^ salt) ^ (i * 0x85ebca6bu) ^ (params.round * 0xc2b2ae35u)) % 1000u < permille;
+    return gpu_heap_hash(gpu_heap_hash(params.seed ^ salt) ^ (i * 0x85ebca6bu) ^ (params.round * 0xc2b2ae35u)) % 1000u < permille;
 }
 
 fn pick_size(i: u32) -> u32 {
     if (params.size_max <= params.size_min) {
         return params.size_min;
     }
-    let r = heap_hash(params.seed ^ (i * 0x27d4eb2fu) ^ (params.round * 0x165667b1u));
+    let r = gpu_heap_hash(params.seed ^ (i * 0x27d4eb2fu) ^ (params.round * 0x165667b1u));
     return params.size_min + r % (params.size_max - params.size_min + 1u);
 }
 
@@ -119,7 +119,7 @@ fn allocate(i: u32) -> Slot {
         return Slot(HEAP_NULL, 0u, 0u, 0u);
     }
     atomicAdd(&tally[TALLY_OK], 1u);
-    let tag = heap_hash(params.seed ^ heap_hash(i ^ (params.round << 24u)));
+    let tag = gpu_heap_hash(params.seed ^ gpu_heap_hash(i ^ (params.round << 24u)));
     let n = words_of(size);
     for (var k = 0u; k < n; k = pattern_next(k, n)) {
         heap_store(p, k, conformance_word(tag, k));

@@ -36,9 +36,9 @@
 //     updates word 1, so C may move in between. A stale C can make an invocation produce a
 //     batch that was not needed (the units still enter C: nothing lost) or reserve and wait
 //     for units that do not come; that wait is bounded (BSEM_WAIT_ROUNDS, extended while
-//     batches are in production, which end in a bounded number of their producers' steps;
-//     the caller's loop bounds the whole wait) and then turns its reservation into a batch
-//     of its own (it helps).
+//     batches are in production, but only while one of them retires at least every
+//     BSEM_STALL_ROUNDS rounds: a producer may not be scheduled at all) and then turns its
+//     reservation into a batch of its own (it helps).
 //   - Saturation: a reservation is made only if R has room (checked by its CAS). An E
 //     increment past E_MAX is undone at once by the invocation that made it (it sees E in
 //     the old value); until then E's overflow has left the word (modulo 2^32), which only
@@ -65,6 +65,12 @@ const BSEM_E_ONE: u32 = 0x100000u;
 const BSEM_E_MAX: u32 = 0xfffu;
 // Rounds a reserved invocation waits for someone else's batch before producing its own.
 const BSEM_WAIT_ROUNDS: u32 = 64u;
+// Windows of this many rounds after BSEM_WAIT_ROUNDS: a waiter that saw E >= f in every
+// reading of a whole window (no batch retired below f) takes f batches as stalled and may
+// force one batch more, kept only if the E it replaces is <= f: at most one forced batch
+// per window per semaphore while the stall lasts (a slow producer costs one extra batch
+// per window, not one per waiter).
+const BSEM_STALL_ROUNDS: u32 = 1024u;
 
 const BSEM_FRESH: u32 = 0u;
 const BSEM_RESERVED: u32 = 1u;
@@ -74,10 +80,26 @@ const BSEM_RESERVED: u32 = 1u;
 struct BsemWait {
     phase: u32,
     waited: u32,
+    low: u32,   // least E read in the current window
+    floor: u32, // least E read in the last whole window (0 until one ends)
 }
 
 fn bsem_new_wait() -> BsemWait {
-    return BsemWait(BSEM_FRESH, 0u);
+    return BsemWait(BSEM_FRESH, 0u, BSEM_E_MAX, 0u);
+}
+
+fn bsem_seen(st: ptr<function, BsemWait>, word: u32) {
+    (*st).low = min((*st).low, word >> BSEM_R_BITS);
+}
+
+// One round waited; at the end of a window its least E becomes the floor.
+fn bsem_waited(st: ptr<function, BsemWait>) {
+    (*st).waited += 1u;
+    let past = (*st).waited - min((*st).waited, BSEM_WAIT_ROUNDS);
+    if (past > 0u && past % BSEM_STALL_ROUNDS == 0u) {
+        (*st).floor = (*st).low;
+        (*st).low = BSEM_E_MAX;
+    }
 }
 
 fn bsem_count(s: u32) -> i32 {
@@ -120,15 +142,16 @@ fn bsem_signal(s: u32, n: u32, batches: u32) {
 fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
     let c = bsem_count(s);
     let seen = atomicLoad(&heap_meta[s + 1u]);
+    bsem_seen(st, seen);
     let seen_avail = c + i32((seen >> BSEM_R_BITS) * batch) - i32(seen & BSEM_R_MASK);
     // After BSEM_WAIT_ROUNDS rounds of waiting in all, stop waiting and produce a batch,
-    // unless batches are being produced (E > 0): their units are on their way, and each of
-    // their producers finishes in a bounded number of its own steps. Forcing a batch then
+    // unless batches are being produced (E > floor: E above what has stayed in production
+    // for a whole BSEM_STALL_ROUNDS window, whose producers may never run). Forcing a batch then
     // only over-produces, the more so where producers are slow to place a chunk's pages
     // (virtualized queues): nearly every waiting malloc would force one.
-    let forced = (*st).waited >= BSEM_WAIT_ROUNDS && (seen >> BSEM_R_BITS) == 0u;
+    let forced = (*st).waited >= BSEM_WAIT_ROUNDS && (seen >> BSEM_R_BITS) <= (*st).floor;
     if (seen_avail < i32(n) || forced) {
-        return bsem_register_batch(s, n, batch, c, forced);
+        return bsem_register_batch(s, n, batch, c, forced, (*st).floor);
     }
     if (c >= i32(n)) {
         return BSEM_PENDING; // units are there: take them next round
@@ -156,11 +179,11 @@ fn bsem_decide(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
 // long waiters pass it at once when the last batch ends; judged by the E each one
 // replaced, only the first keeps a forced batch, instead of hundreds filling at once
 // with pages a virtualized queue cannot store.
-fn bsem_register_batch(s: u32, n: u32, batch: u32, c: i32, forced: bool) -> u32 {
+fn bsem_register_batch(s: u32, n: u32, batch: u32, c: i32, forced: bool, floor: u32) -> u32 {
     let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE);
     let e = old >> BSEM_R_BITS;
     let avail = c + i32(e * batch) - i32(old & BSEM_R_MASK);
-    if (e < BSEM_E_MAX && ((forced && e == 0u) || avail < i32(n))) {
+    if (e < BSEM_E_MAX && ((forced && e <= floor) || avail < i32(n))) {
         return BSEM_ALLOCATE;
     }
     atomicSub(&heap_meta[s + 1u], BSEM_E_ONE);
@@ -184,16 +207,20 @@ fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
             atomicSub(&heap_meta[s + 1u], n); // our own reservation: cannot underflow
             (*st).phase = BSEM_FRESH;
         } else {
-            (*st).waited += 1u;
-            if ((*st).waited < BSEM_WAIT_ROUNDS
-                || (atomicLoad(&heap_meta[s + 1u]) >> BSEM_R_BITS) != 0u) {
-                return BSEM_PENDING; // (batches in production: see bsem_decide)
+            bsem_waited(st);
+            if ((*st).waited < BSEM_WAIT_ROUNDS) {
+                return BSEM_PENDING;
+            }
+            let now = atomicLoad(&heap_meta[s + 1u]);
+            bsem_seen(st, now);
+            if ((now >> BSEM_R_BITS) > (*st).floor) {
+                return BSEM_PENDING; // (batches in production beyond the stalled ones)
             }
             // Waited long enough: help. Our reservation becomes a batch we produce, in one
             // atomicAdd (R >= n holds our own n, so the subtraction borrows nothing), kept
             // only if no other batch is in production (as a forced one: bsem_register_batch).
             let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE - n);
-            if ((old >> BSEM_R_BITS) == 0u) {
+            if ((old >> BSEM_R_BITS) <= (*st).floor) {
                 (*st).phase = BSEM_FRESH;
                 return BSEM_ALLOCATE;
             }
@@ -211,7 +238,7 @@ fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
         // new one (with thousands of waiters, reservations can outnumber what is expected
         // and be dropped and retaken round after round). So every kind of waiting ends in
         // helping after BSEM_WAIT_ROUNDS rounds.
-        (*st).waited += 1u;
+        bsem_waited(st);
     }
     return r;
 }

@@ -243,8 +243,8 @@ fn workgen_write(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_work
 // bulk and with a counting semaphore. Each invocation takes one unit; a batch of SEM_BATCH
 // units is allocated with one atomicAdd on a batch counter (the paper's assumption), its
 // producer keeping one unit and signalling the rest. Compiled only for bump heaps, whose
-// gpu_heap_meta words after GPU_HEAP_BUMP_HEAD are free. An invocation whose rounds run out counts as
-// a NULL.
+// heap_meta words after the bump head are free. An invocation whose rounds run out counts
+// as a NULL.
 #ifdef GPU_HEAP_BUMP
 #include "sync/bulk_semaphore.wgsl"
 
@@ -261,42 +261,47 @@ fn sem_bulk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroup
         return;
     }
     var wait = gpu_heap_bsem_new_wait();
-    for (var r = 0u; r < SEM_ROUNDS; r++) {
+    var done = false;
+    for (var r = 0u; r < SEM_ROUNDS && !done; r++) {
         let step = gpu_heap_bsem_step(SEM_BULK, 1u, SEM_BATCH - 1u, &wait);
-        if (step == GPU_HEAP_BSEM_GOT) {
-            return;
-        }
+        // The producer signals inside an if with no exit, which its subgroup leaves
+        // together: waiting lanes cannot run ahead of the signal (a producer that returns
+        // from inside the loop can be left unscheduled while they spin).
         if (step == GPU_HEAP_BSEM_ALLOCATE) {
             atomicAdd(&gpu_heap_meta[SEM_BATCHES], 1u);
             gpu_heap_bsem_signal(SEM_BULK, SEM_BATCH - 1u, 1u);
-            return;
         }
+        done = step != GPU_HEAP_BSEM_PENDING;
     }
-    gpu_heap_bsem_abandon(SEM_BULK, 1u, &wait);
-    atomicAdd(&tally[TALLY_NULLS], 1u);
+    if (!done) {
+        gpu_heap_bsem_abandon(SEM_BULK, 1u, &wait);
+        atomicAdd(&tally[TALLY_NULLS], 1u);
+    }
 }
 
 // The counting semaphore (Figure 1a): a unit if there is one; otherwise one invocation at a
-// time produces a batch (a try-lock with the critical section inside the loop: the
-// progress rule) while the others try again.
+// time produces a batch (a try-lock whose critical section sits inside the loop, in an if
+// with no exit: the progress rule) while the others try again.
 @compute @workgroup_size(256)
 fn sem_counting(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g: vec3<u32>) {
     if (bench_invocation(id, g) >= params.threads) {
         return;
     }
-    for (var r = 0u; r < SEM_ROUNDS; r++) {
-        let old = bitcast<i32>(atomicSub(&gpu_heap_meta[SEM_COUNT], 1u));
-        if (old >= 1) {
-            return;
-        }
-        atomicAdd(&gpu_heap_meta[SEM_COUNT], 1u);
-        if (atomicCompareExchangeWeak(&gpu_heap_meta[SEM_LOCK], 0u, 1u).exchanged) {
-            atomicAdd(&gpu_heap_meta[SEM_BATCHES], 1u);
-            atomicAdd(&gpu_heap_meta[SEM_COUNT], SEM_BATCH - 1u);
-            atomicStore(&gpu_heap_meta[SEM_LOCK], 0u);
-            return;
+    var done = false;
+    for (var r = 0u; r < SEM_ROUNDS && !done; r++) {
+        done = bitcast<i32>(atomicSub(&gpu_heap_meta[SEM_COUNT], 1u)) >= 1;
+        if (!done) {
+            atomicAdd(&gpu_heap_meta[SEM_COUNT], 1u);
+            if (atomicCompareExchangeWeak(&gpu_heap_meta[SEM_LOCK], 0u, 1u).exchanged) {
+                atomicAdd(&gpu_heap_meta[SEM_BATCHES], 1u);
+                atomicAdd(&gpu_heap_meta[SEM_COUNT], SEM_BATCH - 1u);
+                atomicStore(&gpu_heap_meta[SEM_LOCK], 0u);
+                done = true;
+            }
         }
     }
-    atomicAdd(&tally[TALLY_NULLS], 1u);
+    if (!done) {
+        atomicAdd(&tally[TALLY_NULLS], 1u);
+    }
 }
 #endif

@@ -286,7 +286,14 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     var dry = 0u; // the last sweeps in a row that merged nothing
     let seed = heap_hash(bsem_ticket ^ size_bytes);
     var got = AT_NONE;
-    for (var round = 0u; round < TB_ROUNDS; round++) {
+    // The loop ends at the end of a round (a block found, or out of memory), never by a
+    // return or break from inside it: a lane that leaves the loop from inside can be left
+    // unscheduled while the other lanes of its subgroup spin (docs/architecture.md, the
+    // progress rule), so it splits, signals and retires its batches in a round that they
+    // wait for.
+    var found = false;
+    var result = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+    for (var round = 0u; round < TB_ROUNDS && !found && status == HEAP_CONTENTION; round++) {
         if (!holding) {
             var r = bsem_step(tb_sem(level), 1u, tb_batch(level), &wait);
             if (r == BSEM_PENDING && wait.waited >= TB_PATIENCE) {
@@ -331,14 +338,14 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
                     path = 0u;
                     if (sweeps >= TB_MAX_SWEEPS) {
                         status = HEAP_OUT_OF_MEMORY;
-                        break;
+                        continue;
                     }
                     let merged = tb_coalesce(seed, sweeps);
                     sweeps += 1u;
                     dry = select(0u, dry + 1u, merged == 0u);
                     if (dry > tb_sweep_windows()) {
                         status = HEAP_OUT_OF_MEMORY;
-                        break;
+                        continue;
                     }
                     level = want;
                     wait = bsem_new_wait();
@@ -358,12 +365,15 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
         // scan of some words now and then for what the summaries hide.
         let scan = select(0u, TB_CLAIM_SCAN_WORDS, (round & 31u) == 31u);
         got = at_claim(level, bsem_ticket + round, TB_CLAIM_DESCENTS, scan);
-        if (got == AT_NONE) {
-            continue;
+        if (got != AT_NONE) {
+            // Split inside the loop, so that lanes of this subgroup waiting for the batches
+            // see them in their next round.
+            result = tb_split_and_keep(want, level, got, path, mark);
+            found = true;
         }
-        // Split inside the loop, so that lanes of this subgroup waiting for the batches
-        // see them in their next round.
-        return tb_split_and_keep(want, level, got, path, mark);
+    }
+    if (found) {
+        return result;
     }
     if (holding) {
         // Out of rounds with a unit: a last search, scanning all of the order's words (what

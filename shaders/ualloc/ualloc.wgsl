@@ -503,7 +503,15 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     }
     holding = group.held;
 #endif
-    for (var round = 0u; round < UA_ROUNDS; round++) {
+    // The loop ends at the end of a round (a block claimed, the claim failed, or out of
+    // memory), never by a return or break from inside it: a lane that leaves the loop from
+    // inside can be left unscheduled while the other lanes of its subgroup spin
+    // (docs/architecture.md, the progress rule), and a producer's fresh bin is what they
+    // wait for.
+    var done = false; // `result` holds the outcome
+    var stopped = false; // no leaf for a bin and no block left: `status` says why
+    var result = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+    for (var round = 0u; round < UA_ROUNDS && !done && !stopped; round++) {
         if (!holding) {
             var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait);
             if (r == BSEM_PENDING && wait.waited >= UA_PATIENCE) {
@@ -536,7 +544,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
                     wait = bsem_new_wait();
                     if (bsem_count(s) <= 0) {
                         status = fresh.status;
-                        break;
+                        stopped = true;
                     }
                     continue;
                 }
@@ -552,11 +560,15 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
         }
         let handle = ua_claim_bit(bin, c, bsem_ticket ^ round);
         if (handle != HEAP_NULL) {
-            return HeapAlloc(handle, 1u << c, HEAP_OK);
+            result = HeapAlloc(handle, 1u << c, HEAP_OK);
+        } else {
+            ua_give_count(bin, c);
+            atomicAdd(&heap_meta[UA_BIT_FAILURES], 1u);
         }
-        ua_give_count(bin, c);
-        atomicAdd(&heap_meta[UA_BIT_FAILURES], 1u);
-        return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+        done = true;
+    }
+    if (done) {
+        return result;
     }
     if (holding) {
         bsem_signal(s, 1u, 0u);

@@ -60,8 +60,10 @@
 //     block of it is handed out or being claimed.
 //   - A bin's bit in its class's summary bitmap is set when the bin gains its first free
 //     block (fresh, or a free that raises the count from zero) and cleared when a
-//     decrement takes the count to zero or a search meets a bin with none; every clear is
-//     followed by a look at the count, setting the bit back if it rose meanwhile.
+//     decrement takes the count to zero or a search meets a live bin with none; every
+//     clear that found the bit set is followed by a look at the count, made after the
+//     clear returned, setting the bit back if it rose meanwhile. A search leaves the bit
+//     of a bin that is not UAlloc's (a fresh bin's bit may land before its state word).
 //
 // Loops: malloc's loop makes at most UA_ROUNDS rounds (a semaphore step, or a search for a
 // bin); a large malloc two tries; a bin search UA_SEARCH_TRIES tries; a bitmap claim at
@@ -150,10 +152,14 @@ fn ua_take_count(bin: u32, c: u32) -> bool {
 }
 
 // The bin has no free block of class c (or is not c's): clear its summary bit, then look
-// again, setting it back if a free arrived meanwhile.
+// again, setting it back if a free arrived meanwhile. The look depends on what the clear
+// returned, so it is made after the clear: a look that ran ahead of it (nothing orders
+// relaxed atomics on two words otherwise) could miss a free that raised the count and set
+// the bit just before the clear, and leave the bin hidden with free blocks. A clear that
+// found the bit clear needs no look: a free that comes later sets it after it.
 fn ua_hide(bin: u32, c: u32) {
-    sb_try_clear(UA_SETS, ua_set_index(c, bin));
-    if (ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
+    if (sb_try_clear(UA_SETS, ua_set_index(c, bin))
+        && ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
         sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     }
 }
@@ -294,7 +300,12 @@ fn ua_find_bin(c: u32, seed: u32, last: bool) -> u32 {
         if (ua_take_count(bin, c)) {
             return bin;
         }
-        ua_hide(bin, c);
+        // A bin that is not UAlloc's keeps its bit: it is a fresh bin whose bit landed
+        // before its state word (its producer's two atomics are not ordered), and hiding
+        // it now would hide it for good.
+        if (atomicLoad(&heap_meta[UA_STATE + bin]) != 0u) {
+            ua_hide(bin, c);
+        }
     }
     return SB_NONE;
 }

@@ -65,11 +65,14 @@ const BSEM_E_ONE: u32 = 0x100000u;
 const BSEM_E_MAX: u32 = 0xfffu;
 // Rounds a reserved invocation waits for someone else's batch before producing its own.
 const BSEM_WAIT_ROUNDS: u32 = 64u;
-// Windows of this many rounds after BSEM_WAIT_ROUNDS: a waiter that saw E >= f in every
-// reading of a whole window (no batch retired below f) takes f batches as stalled and may
-// force one batch more, kept only if the E it replaces is <= f: at most one forced batch
-// per window per semaphore while the stall lasts (a slow producer costs one extra batch
-// per window, not one per waiter).
+// Windows of this many rounds: a waiter that saw E >= f in every reading of a whole window
+// (its first window also covers its first BSEM_WAIT_ROUNDS rounds) takes f batches as
+// stalled and may force one batch more, kept only if the E it replaces is <= f (and below
+// E_MAX). Waiters' windows are their own, so while a stall lasts each waiter keeps at most
+// one forced batch per window, and only while E has not risen past its floor: a producer
+// that is never scheduled costs a few batches, not every waiter's rounds. Callers that
+// give up waiting sooner (the tree buddy and UAlloc help after 32 rounds) never reach it;
+// it bounds the trust of those that wait longer (the semaphores benchmark, the tests).
 const BSEM_STALL_ROUNDS: u32 = 1024u;
 
 const BSEM_FRESH: u32 = 0u;
@@ -218,9 +221,11 @@ fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
             }
             // Waited long enough: help. Our reservation becomes a batch we produce, in one
             // atomicAdd (R >= n holds our own n, so the subtraction borrows nothing), kept
-            // only if no other batch is in production (as a forced one: bsem_register_batch).
+            // only if no other batch is in production beyond the stalled ones (as a forced
+            // one: bsem_register_batch) and E was below its cap.
             let old = atomicAdd(&heap_meta[s + 1u], BSEM_E_ONE - n);
-            if ((old >> BSEM_R_BITS) <= (*st).floor) {
+            let e = old >> BSEM_R_BITS;
+            if (e <= (*st).floor && e < BSEM_E_MAX) {
                 (*st).phase = BSEM_FRESH;
                 return BSEM_ALLOCATE;
             }

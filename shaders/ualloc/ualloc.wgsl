@@ -62,8 +62,12 @@
 //     block (fresh, or a free that raises the count from zero) and cleared when a
 //     decrement takes the count to zero or a search meets a live bin with none; every
 //     clear that found the bit set is followed by a look at the count, made after the
-//     clear returned, setting the bit back if it rose meanwhile. A search leaves the bit
-//     of a bin that is not UAlloc's (a fresh bin's bit may land before its state word).
+//     clear returned, setting the bit back if it rose meanwhile. Every set comes after
+//     the atomic on the state word that called for it has returned (its condition
+//     depends on that atomic's result), so a search never meets a bit ahead of its bin's
+//     state. (An atomic issued after another has returned sees what that one did, as
+//     core/summary_bitmap.wgsl also assumes; WGSL has no fence for storage outside
+//     uniform control flow.)
 //
 // Loops: malloc's loop makes at most UA_ROUNDS rounds (a semaphore step, or a search for a
 // bin); a large malloc two tries; a bin search UA_SEARCH_TRIES tries; a bitmap claim at
@@ -279,8 +283,12 @@ fn ua_fresh_bin(c: u32, kept: u32, batches: u32) -> HeapAlloc {
     }
     let bin = heap_unit_of(leaf.handle) >> UA_BIN_SHIFT;
     let left = ua_blocks(c) - kept;
-    atomicAdd(&heap_meta[UA_STATE + bin], ua_state(c, left));
-    if (left > 0u) {
+    // The bin is shown only once its state word is live: the set depends on what the add
+    // returned (whose live flag is clear: the leaf was not UAlloc's), so it cannot land
+    // before the add, where a search would find a bin that is not yet live, hide it, and
+    // leave it hidden with free blocks.
+    let before = atomicAdd(&heap_meta[UA_STATE + bin], ua_state(c, left));
+    if (left > 0u && (before & UA_LIVE) == 0u) {
         sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     }
     bsem_signal(ua_sem(c), left, batches);
@@ -300,12 +308,7 @@ fn ua_find_bin(c: u32, seed: u32, last: bool) -> u32 {
         if (ua_take_count(bin, c)) {
             return bin;
         }
-        // A bin that is not UAlloc's keeps its bit: it is a fresh bin whose bit landed
-        // before its state word (its producer's two atomics are not ordered), and hiding
-        // it now would hide it for good.
-        if (atomicLoad(&heap_meta[UA_STATE + bin]) != 0u) {
-            ua_hide(bin, c);
-        }
+        ua_hide(bin, c);
     }
     return SB_NONE;
 }

@@ -64,7 +64,6 @@ pub(super) fn prefix_library_names(lines: &mut [String], library: &[bool]) {
     if declared.is_empty() {
         return;
     }
-    // Rewrite from the end of each line so that earlier byte offsets stay valid.
     let mut in_struct = false;
     let mut depth = 0u32;
     let mut renames: Vec<(usize, usize, usize, String)> = Vec::new();
@@ -94,6 +93,7 @@ pub(super) fn prefix_library_names(lines: &mut [String], library: &[bool]) {
             _ => {}
         }
     }
+    // From the last rename back, so that the byte offsets of earlier ones stay valid.
     for (line, start, end, name) in renames.into_iter().rev() {
         lines[line].replace_range(start..end, &name);
     }

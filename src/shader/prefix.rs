@@ -65,32 +65,23 @@ pub(super) fn prefix_library_names(lines: &mut [String], library: &[bool]) {
         return;
     }
     let mut in_struct = false;
-    let mut depth = 0u32;
     let mut renames: Vec<(usize, usize, usize, String)> = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
-        match t.kind {
-            Kind::Open => depth += 1,
-            Kind::Close => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    in_struct = false;
-                }
-            }
-            Kind::Ident => {
-                let text = &lines[t.line][t.start..t.end];
-                if depth == 0 && text == "struct" {
-                    in_struct = true;
-                }
-                let after = |k: Kind| i > 0 && tokens[i - 1].kind == k;
-                let member_decl = in_struct
-                    && depth == 1
-                    && tokens.get(i + 1).is_some_and(|n| n.kind == Kind::Colon);
-                if declared.contains(text) && !after(Kind::Dot) && !after(Kind::At) && !member_decl
-                {
-                    renames.push((t.line, t.start, t.end, prefixed(text)));
-                }
-            }
-            _ => {}
+        if t.kind == Kind::Close && t.depth == 0 {
+            in_struct = false;
+        }
+        if t.kind != Kind::Ident {
+            continue;
+        }
+        let text = &lines[t.line][t.start..t.end];
+        if t.depth == 0 && text == "struct" {
+            in_struct = true;
+        }
+        let after = |k: Kind| i > 0 && tokens[i - 1].kind == k;
+        let member_decl =
+            in_struct && t.depth == 1 && tokens.get(i + 1).is_some_and(|n| n.kind == Kind::Colon);
+        if declared.contains(text) && !after(Kind::Dot) && !after(Kind::At) && !member_decl {
+            renames.push((t.line, t.start, t.end, prefixed(text)));
         }
     }
     // From the last rename back, so that the byte offsets of earlier ones stay valid.
@@ -117,12 +108,15 @@ struct Token {
     start: usize,
     end: usize,
     kind: Kind,
+    /// Braces open around the token (a brace counts as outside itself).
+    depth: u32,
 }
 
 /// The tokens of the library lines that matter here (comments and literals skipped).
 fn tokenize(lines: &[String], library: &[bool]) -> Vec<Token> {
     let mut tokens = Vec::new();
     let mut block_comments = 0u32;
+    let mut depth = 0u32;
     for (line, text) in lines.iter().enumerate() {
         if !library[line] {
             continue;
@@ -179,12 +173,19 @@ fn tokenize(lines: &[String], library: &[bool]) -> Vec<Token> {
                     _ => Kind::Other,
                 }
             };
+            if kind == Kind::Close {
+                depth = depth.saturating_sub(1);
+            }
             tokens.push(Token {
                 line,
                 start,
                 end: i,
                 kind,
+                depth,
             });
+            if kind == Kind::Open {
+                depth += 1;
+            }
         }
     }
     tokens
@@ -195,30 +196,23 @@ fn tokenize(lines: &[String], library: &[bool]) -> Vec<Token> {
 fn module_scope_names(lines: &[String], tokens: &[Token]) -> HashSet<String> {
     let text = |t: &Token| &lines[t.line][t.start..t.end];
     let mut names = HashSet::new();
-    let mut depth = 0u32;
     let mut i = 0;
     while i < tokens.len() {
         let t = &tokens[i];
         i += 1;
-        match t.kind {
-            Kind::Open => depth += 1,
-            Kind::Close => depth = depth.saturating_sub(1),
-            Kind::Ident if depth == 0 => {
-                if !["fn", "var", "const", "override", "struct", "alias"].contains(&text(t)) {
-                    continue;
-                }
-                // var<storage, read_write> name: skip the address space and access mode.
-                if tokens.get(i).is_some_and(|n| n.kind == Kind::Less) {
-                    while i < tokens.len() && tokens[i].kind != Kind::Greater {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                if let Some(name) = tokens.get(i).filter(|n| n.kind == Kind::Ident) {
-                    names.insert(text(name).to_owned());
-                }
+        let keyword = ["fn", "var", "const", "override", "struct", "alias"];
+        if t.kind != Kind::Ident || t.depth != 0 || !keyword.contains(&text(t)) {
+            continue;
+        }
+        // var<storage, read_write> name: skip the address space and access mode.
+        if tokens.get(i).is_some_and(|n| n.kind == Kind::Less) {
+            while i < tokens.len() && tokens[i].kind != Kind::Greater {
+                i += 1;
             }
-            _ => {}
+            i += 1;
+        }
+        if let Some(name) = tokens.get(i).filter(|n| n.kind == Kind::Ident) {
+            names.insert(text(name).to_owned());
         }
     }
     names

@@ -262,6 +262,14 @@ fn cb_find(k: u32, spread: u32) -> u32 {
     return OURO_CB_NONE;
 }
 
+// Chunk c leaves its class for the pool: the class's count and the reserve ticket
+// (ouro_reserve_take) go back with it.
+fn cb_chunk_leaves(qm: u32, c: u32) {
+    ouro_class_chunk_give(qm);
+    ouro_reserve_give(1u);
+    ouro_chunk_free(c);
+}
+
 // A new chunk for class k: page 0 for the caller, the others free in its bitmask, its token
 // in the queue (the semaphore told this invocation to produce).
 // `retire`: the batches its signals retire (as for ouro_p_produce).
@@ -271,8 +279,13 @@ fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
     if (!ouro_class_chunk_take(k, qm, retire)) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
+    if (!ouro_reserve_take(k, 1u)) {
+        ouro_production_failed(qm, retire);
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    }
     let c = ouro_chunk_alloc();
     if (c == OURO_NO_CHUNK) {
+        ouro_reserve_give(1u);
         ouro_production_failed(qm, retire);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
@@ -316,8 +329,7 @@ fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
             // set below, once the token is placed) and undoes its decrement.
             atomicSub(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED));
             atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_RETIRED);
-            ouro_class_chunk_give(qm);
-            ouro_chunk_free(c);
+            cb_chunk_leaves(qm, c);
             bsem_signal(qm, 0u, retire);
             ouro_fill_end(k);
             return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
@@ -446,8 +458,7 @@ fn cb_retire(k: u32, c: u32) -> u32 {
         }
     }
     if (token_gone) {
-        ouro_class_chunk_give(qm);
-        ouro_chunk_free(c);
+        cb_chunk_leaves(qm, c);
         return CB_RETIRED;
     }
     atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - bitcast<u32>(OURO_CB_RETIRED));

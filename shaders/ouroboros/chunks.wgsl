@@ -163,18 +163,57 @@ fn ouro_pool_range(lo: u32, hi: u32) {
     }
 }
 
-// Whether class k's producers must leave the remaining chunks to queue chunks: pages of a
-// class on a virtualized queue hold at most all chunks but OURO_QUEUE_RESERVE
-// (ouro_page_chunk_alloc says why).
+// Whether class k keeps its queue (of pages, or of chunk tokens) in queue chunks taken from
+// the heap: the classes up to one chunk on virtualized queues.
+fn ouro_queue_in_heap(k: u32) -> bool {
+#ifdef OURO_VIRTUAL_QUEUES
+    return k < OURO_BASE_CLASSES;
+#else
+    return false;
+#endif
+}
+
+// Whether class k's producers must leave the remaining chunks to queue chunks: the chunks
+// of classes whose queues live in the heap hold at most all chunks but OURO_QUEUE_RESERVE
+// (ouro_reserve_take says why).
 fn ouro_queue_reserve_reached(k: u32) -> bool {
     return ouro_takes_reserve(k, atomicLoad(&heap_meta[OURO_PAGE_CHUNKS]));
 }
 
-// Whether one more chunk or run of class k, on top of `held` chunks held by pages
-// (OURO_PAGE_CHUNKS), would take from the queue reserve. Only classes on virtualized
-// queues are held to it.
+// Whether one more chunk or run of class k, on top of `held` chunks held by classes
+// (OURO_PAGE_CHUNKS), would take from the queue reserve. Only classes whose queues live in
+// the heap are held to it.
 fn ouro_takes_reserve(k: u32, held: u32) -> bool {
-    return cq_virtual(k) && held + ouro_run_chunks(k) + OURO_QUEUE_RESERVE > ouro_chunk_end();
+    return ouro_queue_in_heap(k) && held + ouro_run_chunks(k) + OURO_QUEUE_RESERVE > ouro_chunk_end();
+}
+
+// Takes a ticket for class k's next chunk or run (`run` chunks) on OURO_PAGE_CHUNKS before
+// the class takes memory; false, with nothing taken, where it would come out of the queue
+// reserve. Heaps whose queues live in the heap keep the last OURO_QUEUE_RESERVE chunks for
+// queue chunks: frees need queue storage, and once every chunk held pages, every free of
+// such a class would go to the spill (page-based) or find no place for its chunk's token
+// (chunk-based). A ticket, not a look at the free chunks: the many producers of one
+// dispatch would see the same free chunks and take the reserve together. So the reserve is
+// exact, and so is HeapLayout::capacity_for. Runs of the classes above a chunk are counted
+// but not limited: their queues are standard ones.
+fn ouro_reserve_take(k: u32, run: u32) -> bool {
+    if (OURO_QUEUE_RESERVE == 0u) {
+        return true;
+    }
+    let held = atomicAdd(&heap_meta[OURO_PAGE_CHUNKS], run);
+    if (ouro_takes_reserve(k, held)) {
+        atomicSub(&heap_meta[OURO_PAGE_CHUNKS], run);
+        return false;
+    }
+    return true;
+}
+
+// Gives back a ticket of ouro_reserve_take: the class did not get its memory, or (chunk-based)
+// the chunk went back to the pool.
+fn ouro_reserve_give(run: u32) {
+    if (OURO_QUEUE_RESERVE > 0u) {
+        atomicSub(&heap_meta[OURO_PAGE_CHUNKS], run);
+    }
 }
 
 // Chunks that ouro_chunk_alloc could hand out now: fresh ones below the end and pooled

@@ -15,7 +15,7 @@
 //     enqueue never finds the ring full. Past the limit malloc reports out of memory.
 //   - The producer writes the pages into the ring before it signals them.
 //   - Pages of classes on virtualized queues never hold the last OURO_QUEUE_RESERVE chunks
-//     (ouro_page_chunk_alloc), so their frees find queue chunks in the heap while the
+//     (ouro_reserve_take), so their frees find queue chunks in the heap while the
 //     queues are not longer than the reserve holds.
 //
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait (bulk_semaphore.wgsl) and
@@ -134,27 +134,17 @@ fn ouro_p_produce(k: u32, retire: u32) -> HeapAlloc {
     return ouro_grant(first, pu);
 }
 
-// A chunk (or run) for class k's pages. Heaps with virtualized queues keep the last
-// OURO_QUEUE_RESERVE chunks for queue chunks: their frees need queue storage from the heap,
-// and once every chunk holds pages, every free of such a class would go to the spill,
-// which mallocs search instead of dequeuing from. The reserve is exact: a class
-// takes a ticket on OURO_PAGE_CHUNKS (chunks held by pages, for good: page chunks keep
-// their class) before it takes memory. A check of the free chunks instead would let the
-// many producers of one dispatch see the same free chunks and take the reserve together.
-// Runs of the large classes are counted but not limited: their frees need no queue chunk.
+// A chunk (or run) for class k's pages, within the queue reserve (ouro_reserve_take). Page
+// chunks keep their class for good, so their tickets are given back only by a trim
+// (growth.wgsl).
 fn ouro_page_chunk_alloc(k: u32) -> u32 {
     let run = ouro_run_chunks(k);
-    if (OURO_QUEUE_RESERVE == 0u) {
-        return ouro_run_alloc(run);
-    }
-    let held = atomicAdd(&heap_meta[OURO_PAGE_CHUNKS], run);
-    if (ouro_takes_reserve(k, held)) {
-        atomicSub(&heap_meta[OURO_PAGE_CHUNKS], run);
+    if (!ouro_reserve_take(k, run)) {
         return OURO_NO_CHUNK;
     }
     let chunk = ouro_run_alloc(run);
     if (chunk >= OURO_CHUNK_CONTENDED) {
-        atomicSub(&heap_meta[OURO_PAGE_CHUNKS], run);
+        ouro_reserve_give(run);
     }
     return chunk;
 }

@@ -272,11 +272,12 @@ impl HeapLayout {
 
     /// How many allocations of `size` bytes fit in an empty heap, as
     /// [`Strategy::packing`] qualifies it: exact for slots, an upper bound for blocks placed
-    /// end to end or in runs. One more case: the Ouroboros size classes on virtualized
-    /// queues (`ouro-p-va`, `ouro-p-vl`, `ouro-c-va`, `ouro-c-vl`) keep their queues in
-    /// chunks of the heap, as many as the queues need at the time, so this is a lower bound
-    /// there that leaves room for the most they can need; a fill gets up to
-    /// `2 + queue_reserve_chunks()` chunks' worth more.
+    /// end to end or in runs. The Ouroboros size classes on virtualized queues (`ouro-p-va`,
+    /// `ouro-p-vl`, `ouro-c-va`, `ouro-c-vl`) keep their queues in chunks of the heap:
+    /// their blocks never take the last [`queue_reserve_chunks`](Self::queue_reserve_chunks)
+    /// chunks, which this count leaves out. A heap filled in rounds (each dispatch a few
+    /// thousand mallocs) serves exactly this many; one filled by a single dispatch of
+    /// hundreds of thousands of mallocs can serve fewer, when its queues outgrow the reserve.
     ///
     /// ```
     /// use gpu_heap::{HeapConfig, HeapLayout, Strategy};
@@ -289,8 +290,8 @@ impl HeapLayout {
         self.family().capacity_for(size, &self.segment_sizes)
     }
 
-    /// Chunks that page producers of Ouroboros classes on virtualized queues leave free for
-    /// queue chunks (`OURO_QUEUE_RESERVE`); 0 for every other strategy.
+    /// Chunks that Ouroboros classes on virtualized queues leave free for queue chunks
+    /// (`OURO_QUEUE_RESERVE`); 0 for every other strategy.
     pub fn queue_reserve_chunks(&self) -> u64 {
         self.family().queue_reserve_chunks()
     }

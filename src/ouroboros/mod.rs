@@ -7,8 +7,8 @@
 //!   0 .. 15                 statistics (core/stats.wgsl)
 //!  16                       OURO_FRESH: chunks bumped from fresh memory
 //!  17                       reserved
-//!  18                       OURO_PAGE_CHUNKS: chunks held by page chunks and runs (heaps
-//!                           with a queue reserve only; page_based.wgsl)
+//!  18                       OURO_PAGE_CHUNKS: chunks held by classes, page chunks and runs
+//!                           (heaps with a queue reserve only; chunks.wgsl, ouro_reserve_take)
 //!  19 .. 23                 OURO_ENQUEUE_FAILS: failed enqueues by cause (queues/index_queue.wgsl,
 //!                           OQ_FAIL_*; [`EnqueueFailures`])
 //!  24                       OURO_STALE_DEQUEUES: dequeues of a virtualized page queue that
@@ -409,16 +409,10 @@ impl OuroGeometry {
         let limit = self.chunk_limit[k as usize];
         if k < self.base_classes {
             let per_chunk = self.chunk_units as u64 / self.page_units(k);
-            match self.queue_kind {
-                // A lower bound: live queue chunks hold one or two chunks, and producers
-                // leave the queue reserve free (with linked chunks, it covers the drained
-                // ones that trail front).
-                QueueKind::VirtualArray | QueueKind::VirtualLinked => {
-                    return chunks.saturating_sub(2 + self.queue_reserve()) * per_chunk
-                }
-                QueueKind::Standard => {}
-            }
-            chunks.min(limit) * per_chunk
+            // Classes on virtualized queues hold every chunk but the queue reserve: their
+            // producers take a ticket for each chunk (ouro_reserve_take, chunks.wgsl).
+            let usable = chunks.saturating_sub(self.queue_reserve());
+            usable.min(limit) * per_chunk
         } else {
             let run = 1u64 << (k - self.base_classes + 1);
             (chunks / run).min(limit)
@@ -431,18 +425,19 @@ impl OuroGeometry {
         (self.chunks as u64 / 128).clamp(8, 256)
     }
 
-    /// Page-based variants on virtualized queues: free chunks that producers of pages leave
-    /// to queue chunks (`OURO_QUEUE_RESERVE`, page_based.wgsl); 0 for the others. A linked
-    /// queue also keeps its last `vl_trail` drained chunks, so its reserve holds those too:
-    /// otherwise page chunks can take all but the queue chunks in use, and producers whose
-    /// positions need one more lose their pages. A linked queue's live part also needs
-    /// more room in bursts, so its share is capped higher (256 chunks, 0.1 % of a 2 GiB
-    /// heap): a page whose enqueue finds no queue chunk goes to the spill, where mallocs
-    /// must search for it.
+    /// Virtualized queues: chunks that the classes whose queues live in the heap leave to
+    /// queue chunks (`OURO_QUEUE_RESERVE`, chunks.wgsl's ouro_reserve_take); 0 on standard
+    /// queues. The live part of a queue (of pages, or of the chunk-based variants' chunk
+    /// tokens) needs one or two queue chunks, more in bursts. A linked queue also keeps its
+    /// last `vl_trail` drained chunks, so its reserve holds those too: otherwise class
+    /// chunks can take all but the queue chunks in use, and producers whose positions need
+    /// one more lose their pages. A linked queue's live part also needs more room in
+    /// bursts, so its share is capped higher (256 chunks, 0.1 % of a 2 GiB heap): a page
+    /// whose enqueue finds no queue chunk goes to the spill, where mallocs must search for
+    /// it.
     pub fn queue_reserve(&self) -> u64 {
         let share = self.chunks as u64 / 256;
         match self.queue_kind {
-            _ if self.cb_words > 0 => 0,
             QueueKind::Standard => 0,
             QueueKind::VirtualArray => share.clamp(2, 64),
             QueueKind::VirtualLinked => share.clamp(2, 256) + self.vl_trail(),

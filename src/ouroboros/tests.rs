@@ -48,6 +48,28 @@ fn virtual_array_queues_take_little_metadata() {
 }
 
 #[test]
+fn virtualized_classes_hold_every_chunk_but_the_queue_reserve() {
+    // 8 MiB of 8 KiB chunks: 1024 chunks of 512 blocks of 16 B.
+    for chunk_based in [false, true] {
+        for (kind, reserve) in [
+            (QueueKind::Standard, 0),
+            (QueueKind::VirtualArray, 4),
+            (QueueKind::VirtualLinked, 4 + 8),
+        ] {
+            let mut p = params(8 << 20, 8 << 20);
+            p.queue_kind = kind;
+            p.chunk_based = chunk_based;
+            let g = OuroGeometry::plan(&p).unwrap();
+            assert_eq!(g.chunks, 1024);
+            assert_eq!(g.queue_reserve(), reserve, "{kind:?}");
+            assert_eq!(g.capacity_for(16), (1024 - reserve) * 512, "{kind:?}");
+            // Runs of the classes above a chunk are not held to the reserve.
+            assert_eq!(g.capacity_for(16 << 10), 512, "{kind:?}");
+        }
+    }
+}
+
+#[test]
 fn chunk_based_virtual_queues_plan_token_logs() {
     for kind in [QueueKind::VirtualArray, QueueKind::VirtualLinked] {
         let mut p = params(1 << 20, 256 << 10);

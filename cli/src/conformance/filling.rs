@@ -65,6 +65,19 @@ pub(super) fn utilisation(
     let p = all(n, 16, 16, 16);
     fill_in_rounds(&h, p)?;
     let ok = verify_and_free_filled(&h, p, strategy, "rounds", checks)?;
+    // HeapLayout::capacity_for, as Strategy::packing qualifies it, is what a fill in rounds
+    // gets; no fill gets more.
+    let capacity = layout.capacity_for(16);
+    let segments = layout.segment_count() as u64;
+    checks.expect(
+        filled_enough(strategy, ok as u64, capacity, segments),
+        || {
+            format!(
+                "rounds: {ok} mallocs of 16 B, where capacity_for(16) is {capacity} ({:?} packing)",
+                strategy.packing()
+            )
+        },
+    );
     checks.utilisation = Some(fraction(ok));
     checks.utilisation_with_meta = Some((ok as u64 * 16) as f64 / (bytes + meta_bytes) as f64);
     // The paper reports 98.35% for Ouroboros; a NULL long before the heap is full is a bug
@@ -84,6 +97,9 @@ pub(super) fn utilisation(
     let p = all(n, 16, 16, 16);
     h.alloc(p)?;
     let ok = verify_and_free_filled(&h, p, strategy, "one dispatch", checks)?;
+    checks.expect(ok as u64 <= capacity, || {
+        format!("one dispatch: {ok} mallocs of 16 B, above capacity_for(16), {capacity}")
+    });
     checks.burst_utilisation = Some(fraction(ok));
     Ok(())
 }

@@ -1,8 +1,10 @@
 //! Installs Mesa's lavapipe from the distribution (scripts/install-lavapipe.sh) when this
 //! machine has no GPU and no lavapipe that gpu-heap can use, so that `cargo run --example
-//! quickstart` and `cargo test` work on a fresh machine with nothing done before them.
+//! quickstart` and `cargo test` work on a fresh machine with nothing done before them; and
+//! Node.js with npm (scripts/install-node.sh) where they are missing, for the web tests
+//! (cli/tests/web.rs), on the same conditions but the first two of lavapipe's list.
 //!
-//! It installs only when all of these hold, and otherwise does nothing:
+//! It installs lavapipe only when all of these hold, and otherwise does nothing:
 //! - Linux with apt (Debian, Ubuntu), and `GPU_HEAP_NO_LAVAPIPE_INSTALL` is not set;
 //! - no GPU device node (`/dev/dri/renderD*`, `/dev/nvidia*`, WSL's `/dev/dxg`): a machine
 //!   with a GPU keeps the drivers its owner chose;
@@ -31,7 +33,17 @@ fn main() {
             println!("cargo:rerun-if-changed={dir}");
         }
     }
-    if has_gpu() || !has_apt() {
+    if !has_apt() {
+        return;
+    }
+    if !on_path("node") || !on_path("npm") {
+        println!(
+            "cargo:warning=gpu-heap: no Node.js or npm: installing them for the web tests \
+             (scripts/install-node.sh; set {OPT_OUT} to skip)"
+        );
+        install("install-node.sh", "Node.js and npm");
+    }
+    if has_gpu() {
         return;
     }
     match mesa_major() {
@@ -44,17 +56,7 @@ fn main() {
             );
         }
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/install-lavapipe.sh");
-    let script = script.to_string_lossy().into_owned();
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    let status = if root {
-        Command::new("bash").arg(&script).status()
-    } else {
-        Command::new("sudo").args(["-n", "bash", &script]).status()
-    };
+    let (status, root, script) = run_script("install-lavapipe.sh");
     match (status, mesa_major()) {
         (Ok(s), Some(major)) if s.success() && major >= MESA_MIN_MAJOR => println!(
             "cargo:warning=gpu-heap: this build installed Mesa {major}'s lavapipe for the \
@@ -74,6 +76,40 @@ fn main() {
              the tests will find no adapter they can use"
         ),
     }
+}
+
+/// Runs `scripts/<name>` as root (directly, or through `sudo` that asks for no password);
+/// returns its status, whether this build runs as root, and the script's path.
+fn run_script(name: &str) -> (std::io::Result<std::process::ExitStatus>, bool, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scripts")
+        .join(name);
+    let script = script.to_string_lossy().into_owned();
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let status = if root {
+        Command::new("bash").arg(&script).status()
+    } else {
+        Command::new("sudo").args(["-n", "bash", &script]).status()
+    };
+    (status, root, script)
+}
+
+/// Installs `what` with `scripts/<name>`, warning with the command to run if that fails.
+fn install(name: &str, what: &str) {
+    let (status, root, script) = run_script(name);
+    if !status.is_ok_and(|s| s.success()) {
+        let how = if root { "bash" } else { "sudo" };
+        println!("cargo:warning=gpu-heap: installing {what} failed; run `{how} {script}`");
+    }
+}
+
+/// Whether `program` is found on PATH.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
 /// A GPU device node: Mesa's hardware drivers (`/dev/dri/renderD*`), NVIDIA's, or WSL's.

@@ -90,13 +90,14 @@ fn header(m: &Manifest, growable: bool) -> String {
                 m.meta_bytes
             ),
         };
-        let again = if b.atomic_view {
-            ", bound again as array<atomic<u32>>"
+        let segments = b.segment.is_some() || b.array_count.is_some();
+        let atomic = if segments && b.atomic {
+            ", as array<atomic<u32>>"
         } else {
             ""
         };
         header.push_str(&format!(
-            "//   @binding({}) {}: {what}{again}\n",
+            "//   @binding({}) {}: {what}{atomic}\n",
             b.binding, b.name
         ));
     }
@@ -190,8 +191,10 @@ pub struct ManifestBinding {
     pub array_count: Option<u32>,
     /// For a segment bound on its own, its index in `segment_bytes`.
     pub segment: Option<u32>,
-    /// Whether this binds a buffer a second time as `array<atomic<u32>>`.
-    pub atomic_view: bool,
+    /// Whether the binding is declared `array<atomic<u32>>` rather than `array<u32>`:
+    /// heap_meta always, segments for strategies that keep queues inside the heap. Either
+    /// way a read-write storage buffer, and every buffer is bound once.
+    pub atomic: bool,
 }
 
 /// The [`Manifest`] of the heap that [`flatten`] writes for the same arguments.
@@ -207,8 +210,8 @@ fn manifest_of(layout: &HeapLayout) -> Manifest {
     let bindings = (0u32..)
         .zip(layout.bindings())
         .map(|(binding, b)| {
-            let (buffer, array_count, segment, atomic_view) = match b {
-                HeapBinding::Meta => ("heap_meta".to_owned(), None, None, false),
+            let (buffer, array_count, segment, atomic) = match b {
+                HeapBinding::Meta => ("heap_meta".to_owned(), None, None, true),
                 HeapBinding::SegmentArray { atomic } => (
                     "segments".to_owned(),
                     Some(layout.segment_count()),
@@ -225,7 +228,7 @@ fn manifest_of(layout: &HeapLayout) -> Manifest {
                 buffer,
                 array_count,
                 segment,
-                atomic_view,
+                atomic,
             }
         })
         .collect();

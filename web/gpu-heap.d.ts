@@ -12,7 +12,7 @@ export interface Manifest {
     buffer: string;
     array_count: number | null;
     segment: number | null;
-    atomic_view: boolean;
+    atomic: boolean;
   }[];
   meta_bytes: number;
   segment_bytes: number[];

@@ -24,17 +24,19 @@ export function checkManifest(manifest) {
   if (!manifest || !Array.isArray(manifest.bindings) || !Array.isArray(manifest.statistics)) {
     throw new GpuHeapError('not a gpu-heap manifest (write one with gpu-heap flatten --manifest)');
   }
+  const bound = new Set();
   for (const b of manifest.bindings) {
     if (b.array_count !== null && b.array_count !== undefined) {
       throw new GpuHeapError(
         `${manifest.strategy}: binding ${b.binding} is a binding array, which WebGPU lacks; ` +
           'flatten without --adapter to plan for WebGPU');
     }
-    if (b.atomic_view) {
+    if (bound.has(b.buffer)) {
       throw new GpuHeapError(
         `${manifest.strategy}: binding ${b.binding} binds ${b.buffer} a second time, ` +
-          'which WebGPU rejects (writable storage aliasing); this strategy is not yet web-ready');
+          'which WebGPU rejects (writable storage aliasing)');
     }
+    bound.add(b.buffer);
   }
   if (manifest.committed_segments !== manifest.segment_bytes.length) {
     throw new GpuHeapError(`${manifest.strategy}: heaps that grow are not supported here`);

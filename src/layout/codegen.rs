@@ -95,7 +95,27 @@ impl HeapLayout {
                 b.wgsl_name()
             );
         }
-        let atomic = self.atomic_segments;
+        if self.atomic_segments {
+            // User data through relaxed atomic loads and stores: the one view there is.
+            match self.binding {
+                SegmentBindingKind::BindingArray => write_atomic_accessors(
+                    s,
+                    |_| "heap_segments_atomic[segment].words".into(),
+                    None,
+                ),
+                SegmentBindingKind::Separate => {
+                    write_atomic_accessors(s, |i| format!("heap_segment_atomic_{i}"), Some(n))
+                }
+            }
+            let _ = writeln!(
+                s,
+                "fn heap_segment_load(segment: u32, word: u32) -> u32 {{\n    \
+                 return heap_atomic_load(segment, word);\n}}\n\
+                 fn heap_segment_store(segment: u32, word: u32, value: u32) {{\n    \
+                 heap_atomic_store(segment, word, value);\n}}"
+            );
+            return;
+        }
         match self.binding {
             SegmentBindingKind::BindingArray => {
                 let _ = writeln!(
@@ -105,20 +125,8 @@ impl HeapLayout {
                      fn heap_segment_store(segment: u32, word: u32, value: u32) {{\n    \
                      heap_segments[segment].words[word] = value;\n}}"
                 );
-                if atomic {
-                    write_atomic_accessors(
-                        s,
-                        |_| "heap_segments_atomic[segment].words".into(),
-                        None,
-                    );
-                }
             }
-            SegmentBindingKind::Separate => {
-                write_separate_accessors(s, n);
-                if atomic {
-                    write_atomic_accessors(s, |i| format!("heap_segment_atomic_{i}"), Some(n));
-                }
-            }
+            SegmentBindingKind::Separate => write_separate_accessors(s, n),
         }
     }
 }
@@ -158,7 +166,7 @@ const FILL_BODY: &str = "var w = word; let end = word + count; var same = 0u;
     for (; w < end; w++) { same += u32(atomicExchange(&ARR[w], value) == value); }
     return same;";
 
-/// Generates heap_atomic_{load,exchange,add,cas}(segment, word, ..) over the atomic
+/// Generates heap_atomic_{load,store,exchange,add,cas}(segment, word, ..) over the atomic
 /// views: `array(i)` names segment i's array; `switch_over` is the segment count for
 /// separate bindings (a switch), None for a binding array indexed by `segment`. Also
 /// heap_atomic_fill(segment, word, count, value): exchanges value into the count words from
@@ -166,8 +174,14 @@ const FILL_BODY: &str = "var w = word; let end = word + count; var same = 0u;
 /// switch sits outside its loop, so a growable heap's separate bindings cost one switch, not
 /// one per word.
 fn write_atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_over: Option<u32>) {
-    let ops: [(&str, &str, &str, &str); 5] = [
+    let ops: [(&str, &str, &str, &str); 6] = [
         ("load", "", "u32", "return atomicLoad(&ARR[word]);"),
+        (
+            "store",
+            ", value: u32",
+            "",
+            "atomicStore(&ARR[word], value);",
+        ),
         (
             "exchange",
             ", value: u32",
@@ -190,9 +204,14 @@ fn write_atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_
         ("fill", ", count: u32, value: u32", "u32", FILL_BODY),
     ];
     for (name, args, ret, body) in ops {
+        let arrow = if ret.is_empty() {
+            String::new()
+        } else {
+            format!(" -> {ret}")
+        };
         let _ = writeln!(
             s,
-            "fn heap_atomic_{name}(segment: u32, word: u32{args}) -> {ret} {{"
+            "fn heap_atomic_{name}(segment: u32, word: u32{args}){arrow} {{"
         );
         match switch_over {
             None => {
@@ -208,7 +227,9 @@ fn write_atomic_accessors(s: &mut String, array: impl Fn(u32) -> String, switch_
                     );
                 }
                 let _ = writeln!(s, "        default: {{}}\n    }}");
-                let _ = writeln!(s, "    return {ret}();");
+                if !ret.is_empty() {
+                    let _ = writeln!(s, "    return {ret}();");
+                }
             }
         }
         let _ = writeln!(s, "}}");

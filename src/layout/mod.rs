@@ -104,8 +104,11 @@ pub struct HeapLayout {
     pub count_steps: bool,
     /// The strategy family's plan (src/strategy.rs).
     pub(crate) plan: FamilyPlan,
-    /// Every segment is bound a second time as `array<atomic<u32>>` (after the plain views),
-    /// for strategies that keep queues inside the heap.
+    /// The segments are bound as `array<atomic<u32>>` instead of `array<u32>`, for
+    /// strategies that keep queues inside the heap (user data is then read and written with
+    /// relaxed atomic loads and stores). Never both: WebGPU forbids binding one buffer twice
+    /// where either binding is writable, and a plain and an atomic view of the same words
+    /// would be outside the memory model.
     pub atomic_segments: bool,
     /// Whether the heap can grow: `bytes` and `segment_sizes` are then the reserved
     /// maximum, of which the first `initial_segments` are committed at creation.
@@ -133,26 +136,19 @@ impl HeapLayout {
         self.committed_bytes(self.initial_segments)
     }
 
-    /// The heap's bindings, binding `i` at index `i`: heap_meta, the segments' plain views
-    /// (one binding array, or one binding each), then, for strategies that keep queues
-    /// inside the heap, the same buffers as atomic views. The bind group layout, the bind
-    /// group, the generated WGSL and the flattened shader's header all follow this list.
+    /// The heap's bindings, binding `i` at index `i`: heap_meta, then the segments (one
+    /// binding array, or one binding each), as atomics for strategies that keep queues
+    /// inside the heap ([`atomic_segments`](Self::atomic_segments)). Each buffer is bound
+    /// once. The bind group layout, the bind group, the generated WGSL and the flattened
+    /// shader's header all follow this list.
     pub(crate) fn bindings(&self) -> Vec<HeapBinding> {
-        let views: &[bool] = if self.atomic_segments {
-            &[false, true]
-        } else {
-            &[false]
-        };
+        let atomic = self.atomic_segments;
         let mut bindings = vec![HeapBinding::Meta];
-        for &atomic in views {
-            match self.binding {
-                SegmentBindingKind::BindingArray => {
-                    bindings.push(HeapBinding::SegmentArray { atomic })
-                }
-                SegmentBindingKind::Separate => bindings.extend(
-                    (0..self.segment_count()).map(|index| HeapBinding::Segment { index, atomic }),
-                ),
-            }
+        match self.binding {
+            SegmentBindingKind::BindingArray => bindings.push(HeapBinding::SegmentArray { atomic }),
+            SegmentBindingKind::Separate => bindings.extend(
+                (0..self.segment_count()).map(|index| HeapBinding::Segment { index, atomic }),
+            ),
         }
         bindings
     }

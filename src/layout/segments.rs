@@ -280,18 +280,12 @@ fn resolve_binding(
             }
         }
     }
-    // Strategies with queues inside the heap bind every segment a second time, as atomics.
-    let views = if config.strategy.needs_atomic_segments() {
-        2
-    } else {
-        1
-    };
     let have = limits.max_storage_buffers_per_shader_stage as u64;
-    if have < segments * views + 1 {
+    if have < segments + 1 {
         return Err(Error::LimitTooLow {
             limit: "max_storage_buffers_per_shader_stage",
             have,
-            needed: segments * views + 1,
+            needed: segments + 1,
         });
     }
     Ok(kind)
@@ -447,16 +441,20 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn atomic_segment_views_count_against_the_binding_limit() {
+    fn every_segment_is_bound_once() {
         let mut c = caps(1 << 20, false);
-        c.limits.max_storage_buffers_per_shader_stage = 8;
+        c.limits.max_storage_buffers_per_shader_stage = 5;
         let config = HeapConfig::new(4 << 20)
             .segment_binding(SegmentBinding::Separate)
             .max_separate_bindings(8);
-        assert!(HeapLayout::plan(&config.clone().strategy(Strategy::OuroPS), &c).is_ok());
+        for strategy in [Strategy::OuroPS, Strategy::OuroPVA] {
+            let l = HeapLayout::plan(&config.clone().strategy(strategy), &c).unwrap();
+            assert_eq!(l.bindings().len(), 5, "{strategy}");
+        }
+        c.limits.max_storage_buffers_per_shader_stage = 4;
         assert!(matches!(
             HeapLayout::plan(&config.strategy(Strategy::OuroPVA), &c),
-            Err(Error::LimitTooLow { needed: 9, .. })
+            Err(Error::LimitTooLow { needed: 5, .. })
         ));
     }
 

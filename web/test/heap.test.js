@@ -120,7 +120,7 @@ async function readU32(device, buffer, bytes) {
 
 test('manifests the module cannot serve are refused with a typed error', () => {
   const manifest = JSON.parse(readFileSync(join(casesDir, `${cases[0]}.json`), 'utf8'));
-  const aliased = { ...manifest, bindings: [...manifest.bindings, { ...manifest.bindings[1], atomic_view: true }] };
+  const aliased = { ...manifest, bindings: [...manifest.bindings, { ...manifest.bindings[1], binding: 99 }] };
   assert.throws(() => checkManifest(aliased), GpuHeapError);
   const array = { ...manifest, bindings: [{ ...manifest.bindings[1], array_count: 4 }] };
   assert.throws(() => checkManifest(array), GpuHeapError);
@@ -128,18 +128,9 @@ test('manifests the module cannot serve are refused with a typed error', () => {
 });
 
 for (const name of cases) {
-  const manifest = JSON.parse(readFileSync(join(casesDir, `${name}.json`), 'utf8'));
-  const wgsl = readFileSync(join(casesDir, `${name}.wgsl`), 'utf8');
-  if (manifest.bindings.some((b) => b.atomic_view)) {
-    // The virtualized Ouroboros strategies bind each segment twice; WebGPU forbids that.
-    test(`${name} is refused: it binds a buffer twice`, async () => {
-      const device = await openDevice();
-      await assert.rejects(createHeap(device, manifest, wgsl), GpuHeapError);
-      device.destroy();
-    });
-    continue;
-  }
   test(name, { timeout: 600_000 }, async () => {
+    const manifest = JSON.parse(readFileSync(join(casesDir, `${name}.json`), 'utf8'));
+    const wgsl = readFileSync(join(casesDir, `${name}.wgsl`), 'utf8');
     const device = await openDevice();
     device.pushErrorScope('validation');
     const heap = await createHeap(device, manifest, wgsl);

@@ -45,14 +45,39 @@ fn plan(
 }
 
 /// A self-contained `alloc.wgsl` (plus the init entry point) for a heap of `config` on a
-/// device with `limits` and `features`, for WebGPU users outside Rust. The header says
-/// which buffers to create and how to initialise them.
+/// WebGPU device with `limits` and `features`, for WebGPU users outside Rust. The header
+/// says which buffers to create and how to initialise them. WebGPU has no binding arrays,
+/// so segments are bound one by one whatever `features` says; where the strategy uses
+/// subgroups (`features` has them), the module starts with `enable subgroups;` and the
+/// device needs WebGPU's `subgroups` feature ([`Manifest::features`]). User code goes
+/// after the module's text, since enable directives must come first.
 pub fn flatten(
     config: &HeapConfig,
     limits: &wgpu::Limits,
     features: wgpu::Features,
 ) -> Result<String> {
-    flatten_layout(&plan(config, limits, features)?)
+    let layout = plan_for_web(config, limits, features)?;
+    let composed = composer_for(&layout).compose_library("heap_init.wgsl")?;
+    composed.validate()?;
+    let enables = if layout.uses_subgroups() {
+        "enable subgroups;\ndiagnostic(off, subgroup_uniformity);\n"
+    } else {
+        ""
+    };
+    Ok(header(&manifest_of(&layout), layout.growable) + enables + composed.source())
+}
+
+/// The layout [`flatten`] and [`manifest`] plan: WebGPU's, without binding arrays.
+fn plan_for_web(
+    config: &HeapConfig,
+    limits: &wgpu::Limits,
+    features: wgpu::Features,
+) -> Result<HeapLayout> {
+    plan(
+        config,
+        limits,
+        features - crate::layout::BINDING_ARRAY_FEATURES,
+    )
 }
 
 pub(crate) fn flatten_layout(layout: &HeapLayout) -> Result<String> {
@@ -99,6 +124,13 @@ fn header(m: &Manifest, growable: bool) -> String {
         header.push_str(&format!(
             "//   @binding({}) {}: {what}{atomic}\n",
             b.binding, b.name
+        ));
+    }
+    if !m.features.is_empty() {
+        header.push_str(&format!(
+            "// The device needs the WebGPU features {:?}; the module enables them, so user code\n\
+             // goes after this text.\n",
+            m.features
         ));
     }
     header.push_str(&format!(
@@ -172,6 +204,8 @@ pub struct Manifest {
     pub statistics: Vec<(&'static str, u64, u32)>,
     /// The largest malloc in bytes.
     pub max_alloc: u32,
+    /// The WebGPU features the device must have: `subgroups` where the strategy uses them.
+    pub features: Vec<&'static str>,
     /// The WGSL functions, variables and constants a user shader may use.
     pub api: Vec<&'static str>,
 }
@@ -203,7 +237,7 @@ pub fn manifest(
     limits: &wgpu::Limits,
     features: wgpu::Features,
 ) -> Result<Manifest> {
-    Ok(manifest_of(&plan(config, limits, features)?))
+    Ok(manifest_of(&plan_for_web(config, limits, features)?))
 }
 
 fn manifest_of(layout: &HeapLayout) -> Manifest {
@@ -246,6 +280,11 @@ fn manifest_of(layout: &HeapLayout) -> Manifest {
         init_invocations: layout.init_invocations(),
         statistics: crate::meta::statistics_words(),
         max_alloc: layout.max_alloc,
+        features: if layout.uses_subgroups() {
+            vec!["subgroups"]
+        } else {
+            Vec::new()
+        },
         api: crate::shader::API.to_vec(),
     }
 }

@@ -309,6 +309,12 @@ pub(crate) trait StrategyPlan {
     fn queue_reserve_chunks(&self) -> u64 {
         0
     }
+
+    /// Whether the shaders use subgroup operations (`GPU_HEAP_SUBGROUPS`): in WebGPU, the
+    /// `subgroups` feature.
+    fn uses_subgroups(&self) -> bool {
+        false
+    }
 }
 
 /// A family's plan for one heap.

@@ -117,6 +117,10 @@ impl StrategyPlan for UAllocPlan {
         self.state_end
     }
 
+    fn uses_subgroups(&self) -> bool {
+        self.subgroups
+    }
+
     fn wgsl(&self, s: &mut String) {
         if self.subgroups {
             let _ = writeln!(s, "#define GPU_HEAP_SUBGROUPS");

@@ -23,6 +23,8 @@ export interface Manifest {
   /** [name, first word, words]: two words are a 64-bit counter, low word first. */
   statistics: [string, number, number][];
   max_alloc: number;
+  /** WebGPU features the device must have (requiredFeatures), e.g. "subgroups". */
+  features: string[];
   api: string[];
 }
 

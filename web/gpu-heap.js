@@ -50,6 +50,13 @@ export function checkManifest(manifest) {
  */
 export async function createHeap(device, manifest, wgsl, options = {}) {
   checkManifest(manifest);
+  for (const feature of manifest.features ?? []) {
+    if (!device.features.has(feature)) {
+      throw new GpuHeapError(
+        `${manifest.strategy}: the module needs the device feature '${feature}'; request it ` +
+          'in requestDevice({ requiredFeatures }), or flatten without it');
+    }
+  }
   const heap = new GpuHeap(device, manifest, wgsl, options.label ?? `gpu-heap ${manifest.strategy}`);
   await heap.reset();
   return heap;

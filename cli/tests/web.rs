@@ -39,21 +39,29 @@ fn every_strategy_through_the_js_module_on_dawn() {
     let cases = std::env::temp_dir().join(format!("gpu-heap-web-{}", std::process::id()));
     std::fs::create_dir_all(&cases).unwrap();
     let bin = env!("CARGO_BIN_EXE_gpu-heap");
-    for strategy in gpu_heap::Strategy::ALL {
-        let name = strategy.to_string();
+    // Every strategy at WebGPU's defaults in bind group 0; and those that use subgroups,
+    // with WebGPU's `subgroups` feature, in bind group 2 (web/test keeps its own bindings
+    // in group 1).
+    let plain = gpu_heap::Strategy::ALL
+        .iter()
+        .map(|s| (s.to_string(), false));
+    let subgroups = ["rw-bm", "rw", "corw", "rw-malloc", "ualloc"].map(|s| (s.to_string(), true));
+    for (strategy, with_subgroups) in plain.chain(subgroups) {
+        let name = if with_subgroups {
+            format!("{strategy}+subgroups")
+        } else {
+            strategy.clone()
+        };
         let wgsl = std::fs::File::create(cases.join(format!("{name}.wgsl"))).unwrap();
         let mut flatten = Command::new(bin);
         flatten
-            .args([
-                "flatten",
-                "--strategy",
-                &name,
-                "--heap-size",
-                "4MiB",
-                "--manifest",
-            ])
+            .args(["flatten", "--strategy", &strategy, "--heap-size", "4MiB"])
+            .arg("--manifest")
             .arg(cases.join(format!("{name}.json")))
             .stdout(wgsl);
+        if with_subgroups {
+            flatten.args(["--subgroups", "--bind-group", "2"]);
+        }
         run_bounded(flatten, &format!("flatten {name}"), Duration::from_secs(60));
     }
 

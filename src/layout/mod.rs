@@ -286,6 +286,12 @@ impl HeapLayout {
         self.family().capacity_for(size, &self.segment_sizes)
     }
 
+    /// Whether the heap's shaders use subgroup operations (the device has them, and the
+    /// strategy makes use of them): in WebGPU, the `subgroups` feature.
+    pub fn uses_subgroups(&self) -> bool {
+        self.family().uses_subgroups()
+    }
+
     /// Chunks that Ouroboros classes on virtualized queues leave free for queue chunks
     /// (`OURO_QUEUE_RESERVE`); 0 for every other strategy.
     pub fn queue_reserve_chunks(&self) -> u64 {

@@ -214,6 +214,10 @@ impl StrategyPlan for WalkGeometry {
         WALK_STATE + self.state_words
     }
 
+    fn uses_subgroups(&self) -> bool {
+        self.subgroups
+    }
+
     fn wgsl(&self, s: &mut String) {
         if self.subgroups {
             let _ = writeln!(s, "#define GPU_HEAP_SUBGROUPS");

@@ -1,6 +1,6 @@
 // The conformance basics through the JS module and a flattened module, on Dawn (the `webgpu`
 // npm package): for each case in $GPU_HEAP_WEB_CASES (<name>.wgsl and <name>.json, written
-// by `gpu-heap flatten --manifest`), hashed lanes malloc, write a pattern into every word,
+// by `gpu-heap flatten --manifest`; a manifest's features are requested), hashed lanes malloc, write a pattern into every word,
 // verify it, and free; no two blocks overlap; the statistics count exactly that, and the
 // bad input; the freed heap serves the same again. cli/tests/web.rs runs it in CI.
 
@@ -100,10 +100,13 @@ fn test_bad_input(@builtin(global_invocation_id) id: vec3<u32>) {
 // One instance for the whole file: a device must not outlive the instance it came from.
 const gpu = create([]);
 
-async function openDevice() {
+async function openDevice(requiredFeatures = []) {
   const adapter = await gpu.requestAdapter();
   assert.ok(adapter, 'Dawn found no WebGPU adapter');
-  return adapter.requestDevice();
+  for (const f of requiredFeatures) {
+    assert.ok(adapter.features.has(f), `the adapter lacks ${f}`);
+  }
+  return adapter.requestDevice({ requiredFeatures });
 }
 
 async function readU32(device, buffer, bytes) {
@@ -131,7 +134,13 @@ for (const name of cases) {
   test(name, { timeout: 600_000 }, async () => {
     const manifest = JSON.parse(readFileSync(join(casesDir, `${name}.json`), 'utf8'));
     const wgsl = readFileSync(join(casesDir, `${name}.wgsl`), 'utf8');
-    const device = await openDevice();
+    if (manifest.features.length > 0) {
+      // Without the feature the module is refused with a typed error.
+      const bare = await openDevice();
+      await assert.rejects(createHeap(bare, manifest, wgsl), GpuHeapError);
+      bare.destroy();
+    }
+    const device = await openDevice(manifest.features);
     device.pushErrorScope('validation');
     const heap = await createHeap(device, manifest, wgsl);
 

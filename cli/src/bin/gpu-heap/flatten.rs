@@ -18,6 +18,14 @@ pub struct Args {
     heap_size: u64,
     #[arg(long, default_value_t = 256)]
     page_size: u32,
+    /// The bind group index of the heap's bindings (the user's pipelines put theirs in the
+    /// other groups).
+    #[arg(long, default_value_t = 0)]
+    bind_group: u32,
+    /// Plan for a device with WebGPU's `subgroups` feature (without --adapter): the
+    /// strategies that can use subgroup operations do, and the module enables them.
+    #[arg(long, conflicts_with = "adapter")]
+    subgroups: bool,
     /// Also write the heap's manifest here as JSON: buffers, bindings, the init pass,
     /// the statistics words and the WGSL API.
     #[arg(long)]
@@ -27,13 +35,16 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
-    let config = HeapConfig::new(args.heap_size).strategy(args.strategy);
+    let config = HeapConfig::new(args.heap_size)
+        .strategy(args.strategy)
+        .bind_group_index(args.bind_group);
     let config = gpu_heap_cli::with_pages(config, args.page_size, 16);
     let (limits, features) = match args.adapter.adapter {
         Some(name) => {
             let gpu = Gpu::open(Some(&name))?;
             (gpu.device.limits(), gpu.device.features())
         }
+        None if args.subgroups => (wgpu::Limits::default(), wgpu::Features::SUBGROUP),
         None => (wgpu::Limits::default(), wgpu::Features::empty()),
     };
     if let Some(path) = &args.manifest {

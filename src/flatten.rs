@@ -64,7 +64,11 @@ pub fn flatten(
     } else {
         ""
     };
-    Ok(header(&manifest_of(&layout), layout.growable) + enables + composed.source())
+    Ok(
+        header(&manifest_of(&layout), layout.growable, !enables.is_empty())
+            + enables
+            + composed.source(),
+    )
 }
 
 /// The layout [`flatten`] and [`manifest`] plan: WebGPU's, without binding arrays.
@@ -83,11 +87,13 @@ fn plan_for_web(
 pub(crate) fn flatten_layout(layout: &HeapLayout) -> Result<String> {
     let composed = composer_for(layout).compose_library("heap_init.wgsl")?;
     composed.validate()?;
-    Ok(header(&manifest_of(layout), layout.growable) + composed.source())
+    Ok(header(&manifest_of(layout), layout.growable, false) + composed.source())
 }
 
 /// The flattened module's header: the manifest in words.
-fn header(m: &Manifest, growable: bool) -> String {
+/// The flattened module's header: the manifest in words; `enables`: the module starts with
+/// the enable directives of `m.features`.
+fn header(m: &Manifest, growable: bool, enables: bool) -> String {
     let strategy = if m.compiled == m.strategy {
         m.strategy.to_string()
     } else {
@@ -126,7 +132,7 @@ fn header(m: &Manifest, growable: bool) -> String {
             b.binding, b.name
         ));
     }
-    if !m.features.is_empty() {
+    if enables {
         header.push_str(&format!(
             "// The device needs the WebGPU features {:?}; the module enables them, so user code\n\
              // goes after this text.\n",

@@ -152,7 +152,7 @@ impl Strategy {
         )
     }
 
-    /// Whether the heap's segments are also bound as atomics (queues inside the heap).
+    /// Whether the heap's segments are bound as atomics (queues inside the heap).
     pub fn needs_atomic_segments(self) -> bool {
         match self.family() {
             Family::Ouroboros { queue, .. } => queue != QueueKind::Standard,

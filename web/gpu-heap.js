@@ -28,8 +28,8 @@ export function checkManifest(manifest) {
   for (const b of manifest.bindings) {
     if (b.array_count !== null && b.array_count !== undefined) {
       throw new GpuHeapError(
-        `${manifest.strategy}: binding ${b.binding} is a binding array, which WebGPU lacks; ` +
-          'flatten without --adapter to plan for WebGPU');
+        `${manifest.strategy}: binding ${b.binding} is a binding array, which WebGPU lacks ` +
+          '(gpu-heap flatten writes none)');
     }
     if (bound.has(b.buffer)) {
       throw new GpuHeapError(
@@ -129,6 +129,9 @@ export class GpuHeap {
       if (workgroups > this.device.limits.maxComputeWorkgroupsPerDimension) {
         throw new GpuHeapError(`${m.strategy}: the init pass needs ${workgroups} workgroups, above the device's limit`);
       }
+      // A module or pipeline the device rejects (a limit too low, say) must not pass for
+      // an initialised heap.
+      this.device.pushErrorScope('validation');
       this.initPipeline ??= this.device.createComputePipeline({
         label: `${this.label} init`,
         layout: this.pipelineLayout(),
@@ -141,6 +144,11 @@ export class GpuHeap {
       pass.dispatchWorkgroups(workgroups);
       pass.end();
       this.device.queue.submit([init.finish()]);
+      const error = await this.device.popErrorScope();
+      if (error) {
+        this.initPipeline = null;
+        throw new GpuHeapError(`${m.strategy}: the device rejected the init pass: ${error.message}`);
+      }
     }
     await this.device.queue.onSubmittedWorkDone();
   }

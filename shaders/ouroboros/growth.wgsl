@@ -38,7 +38,7 @@
 //
 // After a clean check the trim (one invocation, nothing else running) purges: it clears the
 // info of the range's chunks and their spilled pages (spill.wgsl), lowers each owning
-// class's chunk count (queue meta word 4) and the chunks held by pages (OURO_PAGE_CHUNKS,
+// class's chunk count (queue meta word 4) and the chunks held by classes (OURO_PAGE_CHUNKS,
 // heaps with a queue reserve), compacts that class's ring without the range's pages and
 // takes them out of its semaphore, does the same for the pool, and lowers OURO_FRESH to
 // `to`: every chunk from there on is then unreferenced, and will be handed out fresh again

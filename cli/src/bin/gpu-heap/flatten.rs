@@ -9,7 +9,7 @@ use crate::args::{parse_bytes, strategy_parser, AdapterArg};
 
 #[derive(clap::Args)]
 #[command(mut_arg("adapter", |a| {
-    a.help("Plan segments for this adapter's limits instead of WebGPU's defaults")
+    a.help("Plan for this adapter's limits and features instead of WebGPU's defaults (the output is still for WebGPU)")
 }))]
 pub struct Args {
     #[arg(long, value_parser = strategy_parser(), value_delimiter = ',')]

@@ -2,8 +2,10 @@
 //! `webgpu` npm package, on whatever Vulkan adapter the machine has: lavapipe in CI). For
 //! every strategy, `gpu-heap flatten --manifest` writes the module and its manifest into a
 //! case directory, and `web/test/heap.test.js` runs the conformance basics through the JS
-//! module (web/test says what it checks). Needs Node.js 18 or later and npm, which install
-//! the pinned package from `web/package-lock.json`.
+//! module (web/test says what it checks); then the demo page (web/demo) runs in headless
+//! Chromium, its WebGPU on Chromium's software adapter, and must end with PASS and a
+//! screenshot. Needs Node.js 18 or later and npm, which install the pinned packages from
+//! `web/package-lock.json`, and on Debian Chromium (the first build installs both there).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -56,7 +58,7 @@ fn web_dir() -> PathBuf {
 }
 
 #[test]
-fn every_strategy_through_the_js_module_on_dawn() {
+fn every_strategy_through_the_js_module_on_dawn_and_the_demo_page_in_chromium() {
     let cases = std::env::temp_dir().join(format!("gpu-heap-web-{}", std::process::id()));
     std::fs::create_dir_all(&cases).unwrap();
     let bin = env!("CARGO_BIN_EXE_gpu-heap");
@@ -93,17 +95,57 @@ fn every_strategy_through_the_js_module_on_dawn() {
          (scripts/install-node.sh on Debian 12 and Ubuntu 24.04, or nodejs.org)"
     );
     let web = web_dir();
-    if !web.join("node_modules/webgpu").exists() {
-        let mut install = Command::new("npm");
-        install
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&web);
-        run_bounded(install, "npm ci (web/)", Duration::from_secs(600));
-    }
+    // Every time: a clean install of exactly the locked packages, whatever was there.
+    let mut install = Command::new("npm");
+    install
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(&web);
+    run_bounded(install, "npm ci (web/)", Duration::from_secs(600));
     let mut node = Command::new("node");
     node.args(["--test", "test/heap.test.js"])
         .current_dir(&web)
         .env("GPU_HEAP_WEB_CASES", &cases);
     run_bounded(node, "node --test (web/)", Duration::from_secs(1800));
+
+    // The demo page in headless Chromium, with its screenshot.
+    match chromium() {
+        Some(chromium) => {
+            let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-demo.png");
+            let _ = std::fs::remove_file(&shot);
+            let mut demo = Command::new("node");
+            demo.args(["--test", "test/demo.test.js"])
+                .current_dir(&web)
+                .env("GPU_HEAP_WEB_CASES", &cases)
+                .env("GPU_HEAP_CHROMIUM", &chromium)
+                .env("GPU_HEAP_DEMO_SCREENSHOT", &shot);
+            run_bounded(demo, "the demo page in Chromium", Duration::from_secs(900));
+            assert!(shot.exists(), "no screenshot of the demo page");
+            eprintln!("the demo page's screenshot: {}", shot.display());
+        }
+        None => {
+            // Debian gets Chromium from the first build (dev/lavapipe); elsewhere the page
+            // is left to the browsers the machine has.
+            assert!(
+                !is_debian(),
+                "no Chromium for the demo page test: run scripts/install-chromium.sh"
+            );
+            eprintln!("the demo page test needs Chromium (Debian's chromium package): not run");
+        }
+    }
     let _ = std::fs::remove_dir_all(&cases);
+}
+
+/// Chromium: $GPU_HEAP_CHROMIUM, else `chromium` on PATH.
+fn chromium() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("GPU_HEAP_CHROMIUM") {
+        return Some(path.into());
+    }
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join("chromium"))
+        .find(|p| p.is_file())
+}
+
+fn is_debian() -> bool {
+    std::fs::read_to_string("/etc/os-release").is_ok_and(|s| s.lines().any(|l| l == "ID=debian"))
 }

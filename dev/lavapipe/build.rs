@@ -2,7 +2,8 @@
 //! machine has no GPU and no lavapipe that gpu-heap can use, so that `cargo run --example
 //! quickstart` and `cargo test` work on a fresh machine with nothing done before them; and
 //! Node.js with npm (scripts/install-node.sh) where they are missing, for the web tests
-//! (cli/tests/web.rs), on the same conditions but the first two of lavapipe's list.
+//! (cli/tests/web.rs), and on Debian Chromium (scripts/install-chromium.sh) for the demo
+//! page test, on the same conditions but the first two of lavapipe's list.
 //!
 //! It installs lavapipe only when all of these hold, and otherwise does nothing:
 //! - Linux with apt (Debian, Ubuntu), and `GPU_HEAP_NO_LAVAPIPE_INSTALL` is not set;
@@ -42,6 +43,13 @@ fn main() {
              (scripts/install-node.sh; set {OPT_OUT} to skip)"
         );
         install("install-node.sh", "Node.js and npm");
+    }
+    if is_debian() && !on_path("chromium") {
+        println!(
+            "cargo:warning=gpu-heap: no Chromium: installing Debian's for the demo page test \
+             (scripts/install-chromium.sh; set {OPT_OUT} to skip)"
+        );
+        install("install-chromium.sh", "Chromium");
     }
     if has_gpu() {
         return;
@@ -104,6 +112,12 @@ fn install(name: &str, what: &str) {
         let how = if root { "bash" } else { "sudo" };
         println!("cargo:warning=gpu-heap: installing {what} failed; run `{how} {script}`");
     }
+}
+
+/// Whether this is Debian (not a derivative): the distribution whose Chromium package the
+/// demo page test installs.
+fn is_debian() -> bool {
+    std::fs::read_to_string("/etc/os-release").is_ok_and(|s| s.lines().any(|l| l == "ID=debian"))
 }
 
 /// Whether `program` is found on PATH.

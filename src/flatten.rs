@@ -2,10 +2,11 @@
 //! flattened, self-contained module for tools and for WebGPU users outside Rust, both
 //! planned from a configuration and a device's limits and features.
 
-use crate::config::{HeapConfig, Strategy};
+use crate::config::{HeapConfig, OuroborosParams, RandomWalkParams, Strategy, TBuddyParams};
 use crate::error::Result;
 use crate::layout::{DeviceCaps, HeapBinding, HeapLayout};
 use crate::shader::Composer;
+use crate::strategy::StrategyParams;
 
 /// The paths under which the heap's generated configuration and its strategy's entry file
 /// are included (shaders/alloc.wgsl).
@@ -64,11 +65,12 @@ pub fn flatten(
     } else {
         ""
     };
-    Ok(
-        header(&manifest_of(&layout), layout.growable, !enables.is_empty())
-            + enables
-            + composed.source(),
-    )
+    Ok(header(
+        &manifest_of(&layout, config),
+        layout.growable,
+        !enables.is_empty(),
+    ) + enables
+        + composed.source())
 }
 
 /// The layout [`flatten`] and [`manifest`] plan: WebGPU's, without binding arrays.
@@ -84,10 +86,10 @@ fn plan_for_web(
     )
 }
 
-pub(crate) fn flatten_layout(layout: &HeapLayout) -> Result<String> {
+pub(crate) fn flatten_layout(layout: &HeapLayout, config: &HeapConfig) -> Result<String> {
     let composed = composer_for(layout).compose_library("heap_init.wgsl")?;
     composed.validate()?;
-    Ok(header(&manifest_of(layout), layout.growable, false) + composed.source())
+    Ok(header(&manifest_of(layout, config), layout.growable, false) + composed.source())
 }
 
 /// The flattened module's header: the manifest in words.
@@ -210,6 +212,17 @@ pub struct Manifest {
     pub statistics: Vec<(&'static str, u64, u32)>,
     /// The largest malloc in bytes.
     pub max_alloc: u32,
+    /// The random walks' parameters, where the strategy reads them
+    /// ([`Strategy::params`]); likewise the next two.
+    pub random_walk: Option<RandomWalkParams>,
+    /// Ouroboros' parameters, where the strategy reads them.
+    pub ouroboros: Option<OuroborosParams>,
+    /// The tree buddy's parameters, where the strategy reads them (tbuddy).
+    pub tbuddy: Option<TBuddyParams>,
+    /// The usages every buffer is created with (WebGPU's `GPUBufferUsage` names): STORAGE
+    /// for its binding, COPY_DST for the zero-fill and the committed-units write before
+    /// the init pass, COPY_SRC to read the statistics back.
+    pub buffer_usages: Vec<&'static str>,
     /// The WebGPU features the device must have: `subgroups` where the strategy uses them.
     pub features: Vec<&'static str>,
     /// The WGSL functions, variables and constants a user shader may use.
@@ -243,10 +256,14 @@ pub fn manifest(
     limits: &wgpu::Limits,
     features: wgpu::Features,
 ) -> Result<Manifest> {
-    Ok(manifest_of(&plan_for_web(config, limits, features)?))
+    Ok(manifest_of(
+        &plan_for_web(config, limits, features)?,
+        config,
+    ))
 }
 
-fn manifest_of(layout: &HeapLayout) -> Manifest {
+fn manifest_of(layout: &HeapLayout, config: &HeapConfig) -> Manifest {
+    let reads = layout.strategy.params();
     let bindings = (0u32..)
         .zip(layout.bindings())
         .map(|(binding, b)| {
@@ -286,6 +303,10 @@ fn manifest_of(layout: &HeapLayout) -> Manifest {
         init_invocations: layout.init_invocations(),
         statistics: crate::meta::statistics_words(),
         max_alloc: layout.max_alloc,
+        random_walk: (reads == StrategyParams::RandomWalk).then_some(config.random_walk),
+        ouroboros: (reads == StrategyParams::Ouroboros).then_some(config.ouroboros),
+        tbuddy: (reads == StrategyParams::TBuddy).then_some(config.tbuddy),
+        buffer_usages: vec!["STORAGE", "COPY_DST", "COPY_SRC"],
         features: if layout.uses_subgroups() {
             vec!["subgroups"]
         } else {

@@ -23,6 +23,12 @@ export interface Manifest {
   /** [name, first word, words]: two words are a 64-bit counter, low word first. */
   statistics: [string, number, number][];
   max_alloc: number;
+  /** The parameters the strategy reads; null for the others. */
+  random_walk: object | null;
+  ouroboros: object | null;
+  tbuddy: object | null;
+  /** GPUBufferUsage names every buffer is created with. */
+  buffer_usages: string[];
   /** WebGPU features the device must have (requiredFeatures), e.g. "subgroups". */
   features: string[];
   api: string[];

@@ -69,7 +69,7 @@ export class GpuHeap {
     this.manifest = manifest;
     this.wgsl = wgsl;
     this.label = label;
-    const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+    const usage = manifest.buffer_usages.reduce((u, name) => u | GPUBufferUsage[name], 0);
     this.meta = device.createBuffer({ label: `${label} heap_meta`, size: manifest.meta_bytes, usage });
     this.segments = manifest.segment_bytes.map((size, i) =>
       device.createBuffer({ label: `${label} segment ${i}`, size, usage }));

@@ -58,7 +58,12 @@ export async function createHeap(device, manifest, wgsl, options = {}) {
     }
   }
   const heap = new GpuHeap(device, manifest, wgsl, options.label ?? `gpu-heap ${manifest.strategy}`);
-  await heap.reset();
+  try {
+    await heap.reset();
+  } catch (e) {
+    heap.destroy();
+    throw e;
+  }
   return heap;
 }
 

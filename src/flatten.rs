@@ -57,20 +57,7 @@ pub fn flatten(
     limits: &wgpu::Limits,
     features: wgpu::Features,
 ) -> Result<String> {
-    let layout = plan_for_web(config, limits, features)?;
-    let composed = composer_for(&layout).compose_library("heap_init.wgsl")?;
-    composed.validate()?;
-    let enables = if layout.uses_subgroups() {
-        "enable subgroups;\ndiagnostic(off, subgroup_uniformity);\n"
-    } else {
-        ""
-    };
-    Ok(header(
-        &manifest_of(&layout, config),
-        layout.growable,
-        !enables.is_empty(),
-    ) + enables
-        + composed.source())
+    flatten_layout(&plan_for_web(config, limits, features)?, config, true)
 }
 
 /// The layout [`flatten`] and [`manifest`] plan: WebGPU's, without binding arrays.
@@ -86,13 +73,28 @@ fn plan_for_web(
     )
 }
 
-pub(crate) fn flatten_layout(layout: &HeapLayout, config: &HeapConfig) -> Result<String> {
+/// The flattened module of `layout`; `web`: for WebGPU, which needs the enable directive of
+/// every extension it uses (naga, which composes modules for wgpu, rejects `subgroups`).
+pub(crate) fn flatten_layout(
+    layout: &HeapLayout,
+    config: &HeapConfig,
+    web: bool,
+) -> Result<String> {
     let composed = composer_for(layout).compose_library("heap_init.wgsl")?;
     composed.validate()?;
-    Ok(header(&manifest_of(layout, config), layout.growable, false) + composed.source())
+    let enables = if web && layout.uses_subgroups() {
+        "enable subgroups;\ndiagnostic(off, subgroup_uniformity);\n"
+    } else {
+        ""
+    };
+    let header = header(
+        &manifest_of(layout, config),
+        layout.growable,
+        !enables.is_empty(),
+    );
+    Ok(header + enables + composed.source())
 }
 
-/// The flattened module's header: the manifest in words.
 /// The flattened module's header: the manifest in words; `enables`: the module starts with
 /// the enable directives of `m.features`.
 fn header(m: &Manifest, growable: bool, enables: bool) -> String {

@@ -378,7 +378,7 @@ impl GpuHeap {
 
     /// The self-contained WGSL of `alloc.wgsl` for this heap (see [`crate::flatten()`]).
     pub fn flatten(&self) -> Result<String> {
-        flatten_layout(&self.layout, &self.config)
+        flatten_layout(&self.layout, &self.config, false)
     }
 }
 

@@ -177,17 +177,17 @@ fn ouro_queue_in_heap(k: u32) -> bool {
 // of classes whose queues live in the heap hold at most all chunks but OURO_QUEUE_RESERVE
 // (ouro_reserve_take says why).
 fn ouro_queue_reserve_reached(k: u32) -> bool {
-    return ouro_takes_reserve(k, atomicLoad(&heap_meta[OURO_PAGE_CHUNKS]));
+    return ouro_takes_reserve(k, atomicLoad(&heap_meta[OURO_HELD_CHUNKS]));
 }
 
 // Whether one more chunk or run of class k, on top of `held` chunks held by classes
-// (OURO_PAGE_CHUNKS), would take from the queue reserve. Only classes whose queues live in
+// (OURO_HELD_CHUNKS), would take from the queue reserve. Only classes whose queues live in
 // the heap are held to it.
 fn ouro_takes_reserve(k: u32, held: u32) -> bool {
     return ouro_queue_in_heap(k) && held + ouro_run_chunks(k) + OURO_QUEUE_RESERVE > ouro_chunk_end();
 }
 
-// Takes a ticket for class k's next chunk or run (`run` chunks) on OURO_PAGE_CHUNKS before
+// Takes a ticket for class k's next chunk or run (`run` chunks) on OURO_HELD_CHUNKS before
 // the class takes memory; false, with nothing taken, where it would come out of the queue
 // reserve. Heaps whose queues live in the heap keep the last OURO_QUEUE_RESERVE chunks for
 // queue chunks: frees need queue storage, and once every chunk held pages, every free of
@@ -200,9 +200,9 @@ fn ouro_reserve_take(k: u32, run: u32) -> bool {
     if (OURO_QUEUE_RESERVE == 0u) {
         return true;
     }
-    let held = atomicAdd(&heap_meta[OURO_PAGE_CHUNKS], run);
+    let held = atomicAdd(&heap_meta[OURO_HELD_CHUNKS], run);
     if (ouro_takes_reserve(k, held)) {
-        atomicSub(&heap_meta[OURO_PAGE_CHUNKS], run);
+        atomicSub(&heap_meta[OURO_HELD_CHUNKS], run);
         return false;
     }
     return true;
@@ -212,7 +212,7 @@ fn ouro_reserve_take(k: u32, run: u32) -> bool {
 // the chunk went back to the pool.
 fn ouro_reserve_give(run: u32) {
     if (OURO_QUEUE_RESERVE > 0u) {
-        atomicSub(&heap_meta[OURO_PAGE_CHUNKS], run);
+        atomicSub(&heap_meta[OURO_HELD_CHUNKS], run);
     }
 }
 

@@ -38,7 +38,7 @@
 //
 // After a clean check the trim (one invocation, nothing else running) purges: it clears the
 // info of the range's chunks and their spilled pages (spill.wgsl), lowers each owning
-// class's chunk count (queue meta word 4) and the chunks held by classes (OURO_PAGE_CHUNKS,
+// class's chunk count (queue meta word 4) and the chunks held by classes (OURO_HELD_CHUNKS,
 // heaps with a queue reserve), compacts that class's ring without the range's pages and
 // takes them out of its semaphore, does the same for the pool, and lowers OURO_FRESH to
 // `to`: every chunk from there on is then unreferenced, and will be handed out fresh again
@@ -173,10 +173,8 @@ fn strategy_trim(from_units: u32, to_units: u32) {
             let k = info - 1u;
             classes |= 1u << k;
             ouro_spill_purge(c, k); // its spilled pages leave with it
-            atomicSub(&heap_meta[ouro_queue_meta(k) + OQ_CLASS_CHUNKS], 1u);
-            if (OURO_QUEUE_RESERVE > 0u) {
-                atomicSub(&heap_meta[OURO_PAGE_CHUNKS], ouro_run_chunks(k));
-            }
+            ouro_class_chunk_give(ouro_queue_meta(k));
+            ouro_reserve_give(ouro_run_chunks(k));
         }
         atomicStore(&heap_meta[OURO_CHUNK_INFO + c], 0u);
     }

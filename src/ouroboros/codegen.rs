@@ -41,7 +41,7 @@ impl OuroGeometry {
         constant("OURO_CLASSES", self.classes as u64);
         constant("OURO_POOL", self.classes as u64);
         constant("OURO_FRESH", FRESH_WORD);
-        constant("OURO_PAGE_CHUNKS", PAGE_CHUNKS_WORD);
+        constant("OURO_HELD_CHUNKS", HELD_CHUNKS_WORD);
         constant("OURO_ENQUEUE_FAILS", ENQUEUE_FAILS_WORD);
         constant("OURO_STALE_DEQUEUES", STALE_DEQUEUES_WORD);
         constant("OURO_PAGE_EVENTS", PAGE_EVENTS_WORD);

@@ -7,7 +7,7 @@
 //!   0 .. 15                 statistics (core/stats.wgsl)
 //!  16                       OURO_FRESH: chunks bumped from fresh memory
 //!  17                       reserved
-//!  18                       OURO_PAGE_CHUNKS: chunks held by classes, page chunks and runs
+//!  18                       OURO_HELD_CHUNKS: chunks held by classes, page chunks and runs
 //!                           (heaps with a queue reserve only; chunks.wgsl, ouro_reserve_take)
 //!  19 .. 23                 OURO_ENQUEUE_FAILS: failed enqueues by cause (queues/index_queue.wgsl,
 //!                           OQ_FAIL_*; [`EnqueueFailures`])
@@ -50,7 +50,7 @@ pub use report::{ClassReport, EnqueueFailures, OuroborosReport, PageEvents};
 
 /// heap_meta words of the scalars in the layout above.
 const FRESH_WORD: u64 = STAT_WORDS;
-const PAGE_CHUNKS_WORD: u64 = STAT_WORDS + 2;
+const HELD_CHUNKS_WORD: u64 = STAT_WORDS + 2;
 const ENQUEUE_FAILS_WORD: u64 = STAT_WORDS + 3;
 const STALE_DEQUEUES_WORD: u64 = ENQUEUE_FAILS_WORD + shared::OQ_FAIL_CAUSES as u64;
 const PAGE_EVENTS_WORD: u64 = STALE_DEQUEUES_WORD + 1;

@@ -5,6 +5,7 @@
 //   bsem_try_take(s, n) -> bool        take n units if C >= n (the fast path)
 //   bsem_step(s, n, batch, st) -> u32  one round of wait(n, batch): BSEM_GOT, BSEM_ALLOCATE
 //                                      (the caller must produce a batch now) or BSEM_PENDING
+//   bsem_step_with(.., look) -> u32    the same, reading C before a take if `look`
 //   bsem_abandon(s, n, st)             leave a wait that ran out of rounds (drops a reservation)
 //   bsem_help(s) -> bool               register a batch unconditionally: the caller produces it
 //   bsem_signal(s, n, batches)         add n units to C and retire `batches` expected batches
@@ -205,6 +206,16 @@ fn bsem_wait_over(s: u32, n: u32, batch: u32) -> bool {
 // produce one batch now and then call bsem_signal(s, units it adds, 1), keeping n units for
 // itself, or bsem_signal(s, 0, 1) if it cannot produce it. BSEM_PENDING: call again.
 fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
+    return bsem_step_with(s, n, batch, st, false);
+}
+
+// bsem_step, looking at C before a take if `look`: a take that finds too few units is two
+// atomics on the semaphore's busiest word (the subtraction and its undo). For semaphores
+// that hundreds of thousands of waiters share while C stays at zero (the tree buddy's
+// orders on a nearly full heap), those pairs queue the producers' signals behind them
+// until the waits run out. Where units are plentiful the look is one more round trip per
+// take, and the Figure 5 kernel was slower with it (BENCHMARKS.md), so callers choose.
+fn bsem_step_with(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>, look: bool) -> u32 {
     if ((*st).phase == BSEM_RESERVED) {
         if (bsem_wait_over(s, n, batch)) {
             atomicSub(&heap_meta[s + 1u], n); // our own reservation: cannot underflow
@@ -233,7 +244,7 @@ fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
             return BSEM_PENDING;
         }
     }
-    if (bsem_try_take(s, n)) {
+    if ((!look || bsem_count(s) >= i32(n)) && bsem_try_take(s, n)) {
         return BSEM_GOT;
     }
     let r = bsem_decide(s, n, batch, st);

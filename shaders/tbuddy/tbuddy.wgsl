@@ -5,20 +5,22 @@
 // says where they are.
 //
 // malloc of order n: reserve its leaves from the free count (none left: out of memory at
-// once), then wait on the semaphore of n. With a unit, find and claim an available node
-// of order n. Told to produce a batch instead (none available or coming), or after
-// waiting TB_PATIENCE rounds, take a block of a larger order the same way (the lowest of
-// the next TB_BATCH_SHIFT orders with one available, else the last of them) and split it
-// into blocks of n: keep one, publish the rest and signal them (the batch). Producing may
-// climb several times; the batches are published on the way down. Where the paper's batch
-// is the two halves of one split, ours is up to 2^TB_BATCH_SHIFT blocks: with thousands
-// of mallocs of one small order in flight, two blocks per producer leave nearly all of
-// them waiting on one semaphore word. free of order n: merge with the buddy while it is
-// available (a take of the order's semaphore, then of the buddy's bit), climbing an order
-// each time; then publish the block and signal its semaphore. A batch's blocks that all
-// come back unallocated never meet a free that merges them, so a malloc that finds no
-// block large enough although its leaves are reserved merges available pairs, order by
-// order (tb_coalesce), before it reports out of memory.
+// once), then wait on the semaphore of n (a malloc of a user's block looks at the count
+// before each take, so that a crowd of waiters does not hold up the signals). With a unit,
+// find and claim an available node of order n. Told to produce a batch instead (none
+// available or coming), or after waiting TB_PATIENCE rounds, take a block of a larger
+// order the same way (the lowest of the next TB_BATCH_SHIFT orders with one available,
+// else the last of them) and split it into blocks of n: keep one, publish the rest and
+// signal them (the batch). Producing may climb several times; the batches are published on
+// the way down. Where the paper's batch is the two halves of one split, ours is up to
+// 2^TB_BATCH_SHIFT blocks: with thousands of mallocs of one small order in flight, two
+// blocks per producer leave nearly all of them waiting on one semaphore word. free of
+// order n: merge with the buddy while it is available (a take of the order's semaphore,
+// then of the buddy's bit), climbing an order each time; then publish the block and signal
+// its semaphore. A batch's blocks that all come back unallocated never meet a free that
+// merges them, so a malloc that finds no block large enough although its leaves are
+// reserved merges available pairs, order by order (tb_coalesce), before it reports out of
+// memory.
 //
 // Provides tb_malloc(size_bytes, mark), tb_free(ptr), tb_init() and the growth hooks' work
 // (tb_grow, tb_trim_check, tb_trim); tbuddy/strategy.wgsl makes them the tbuddy strategy,
@@ -295,7 +297,10 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     var result = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
     for (var round = 0u; round < TB_ROUNDS && !found && status == HEAP_CONTENTION; round++) {
         if (!holding) {
-            var r = bsem_step(tb_sem(level), 1u, tb_batch(level), &wait);
+            // Mallocs of users' blocks look at the count before they take: one per lane,
+            // up to a million wait on one order. UAlloc's bins (mark = false) do not: one
+            // malloc per subgroup that runs short, which the look only delays.
+            var r = bsem_step_with(tb_sem(level), 1u, tb_batch(level), &wait, mark);
             if (r == BSEM_PENDING && wait.waited >= TB_PATIENCE) {
                 bsem_abandon(tb_sem(level), 1u, &wait);
                 if (level > want && bsem_count(tb_sem(want)) > 0) {

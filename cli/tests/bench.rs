@@ -141,3 +141,49 @@ fn a_cell_over_its_budget_stops_and_says_so() {
         }
     }
 }
+
+#[test]
+fn compile_only_builds_every_cell_and_measures_nothing() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let options = Options {
+        strategies: vec![Strategy::Bump, Strategy::RwBm],
+        tests: vec![Test::Alloc],
+        compile_only: true,
+        ..Options::quick()
+    };
+    let report = bench::run(&gpu, &options, |_| {}).expect("the compile-only suite runs");
+    assert!(!report.results.is_empty());
+    for r in &report.results {
+        assert!(r.malloc_ms.is_none() && r.free_ms.is_none(), "{r:?}");
+        assert_eq!(r.rounds, 0, "{r:?}");
+        assert_eq!(r.note.as_deref(), Some("pipelines built, nothing measured"));
+    }
+}
+
+/// `--prime` runs a child process that builds every cell and measures nothing, then
+/// measures: the JSON the command leaves has every cell timed.
+#[test]
+fn prime_builds_in_a_child_then_measures() {
+    let dir = std::env::temp_dir().join(format!("gpu-heap-bench-prime-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("bench.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-heap"))
+        .args(["bench", "--quick", "--strategy", "bump", "--test", "alloc"])
+        .args(["--rounds", "1", "--prime", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("pipelines built, nothing measured"),
+        "no child: {stderr}"
+    );
+    let report: bench::Report =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(!report.results.is_empty());
+    for r in &report.results {
+        assert!(r.malloc_ms.is_some() && r.note.is_none(), "{r:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

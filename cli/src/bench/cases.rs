@@ -280,6 +280,10 @@ pub(super) fn run(
             engine = Some((key, built));
         }
         let record = match &engine.as_ref().expect("built above").1 {
+            Ok(_) if options.compile_only => Record {
+                note: Some("pipelines built, nothing measured".into()),
+                ..cell.record(0)
+            },
             Ok(e) => measure::measure(e, cell, options)?,
             Err(why) => Record {
                 note: Some(format!("no heap: {why}")),

@@ -144,6 +144,11 @@ pub struct Options {
     /// full. Such a cell's `rounds` (or `rounds_between`) counts what ran, and its note
     /// says it was cut. `None`: every cell runs in full.
     pub cell_budget: Option<Duration>,
+    /// Build every selected cell's heap and pipelines and measure nothing: a process that
+    /// runs first, so that the timed one loads its pipelines from the driver's cache
+    /// (BENCHMARKS.md, Method: on NVIDIA, pipelines a process has just compiled run up to
+    /// 4x slower for a while). Its records say so in their note.
+    pub compile_only: bool,
 }
 
 impl Options {
@@ -161,6 +166,7 @@ impl Options {
             only_sizes: Vec::new(),
             growable: false,
             cell_budget: None,
+            compile_only: false,
         }
     }
 

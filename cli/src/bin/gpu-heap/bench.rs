@@ -58,6 +58,14 @@ pub struct Args {
     /// what the runtime committed limit costs.
     #[arg(long)]
     growable: bool,
+    /// First build every selected cell's pipelines in a child process, so that this one
+    /// loads them from the driver's cache: on NVIDIA, pipelines a process has just compiled
+    /// run up to 4x slower for a while (BENCHMARKS.md, Method).
+    #[arg(long)]
+    prime: bool,
+    /// Build every selected cell's heap and pipelines, measure nothing (what --prime runs).
+    #[arg(long, hide = true)]
+    compile_only: bool,
 }
 
 #[derive(clap::Args)]
@@ -81,6 +89,9 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
+    if args.prime {
+        prime()?;
+    }
     let (gpu, _) = args.adapter.open_announced()?;
     let mut options = if args.quick {
         bench::Options::quick()
@@ -102,6 +113,7 @@ pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
     options.growable = args.growable;
     options.watchdog = args.watchdog.duration();
     options.cell_budget = args.cell_secs.map(Duration::from_secs);
+    options.compile_only = args.compile_only;
     run_bench(
         &gpu,
         &options,
@@ -110,6 +122,43 @@ pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
         args.plots,
         args.markdown,
     )
+}
+
+/// Runs this command again with --compile-only instead of --prime and without the output
+/// files, in a child process whose pipelines then sit in the driver's cache.
+fn prime() -> gpu_heap_cli::Result<()> {
+    let exe = std::env::current_exe().map_err(|source| gpu_heap_cli::Error::Io {
+        path: PathBuf::from("gpu-heap"),
+        source,
+    })?;
+    let mut child_args = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let output = ["--json", "--csv", "--plots", "--markdown"];
+        if output.contains(&arg.as_str()) {
+            args.next(); // and its value
+        } else if arg != "--prime" && !output.iter().any(|o| arg.starts_with(&format!("{o}="))) {
+            child_args.push(arg);
+        }
+    }
+    child_args.push("--compile-only".to_owned());
+    crate::say!("priming: building every cell's pipelines in a child process first");
+    let status = std::process::Command::new(&exe)
+        .args(&child_args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|source| gpu_heap_cli::Error::Io {
+            path: exe.clone(),
+            source,
+        })?;
+    if !status.success() {
+        let why = format!("priming (`{}`) failed: {status}", child_args.join(" "));
+        return Err(gpu_heap_cli::Error::Io {
+            path: exe,
+            source: std::io::Error::other(why),
+        });
+    }
+    Ok(())
 }
 
 pub fn run_report(args: ReportArgs) -> gpu_heap_cli::Result<ExitCode> {

@@ -265,6 +265,41 @@ pub struct TBuddyReport {
 }
 
 impl TBuddyReport {
+    /// One line: the free leaves, the contention failures by cause, and every order that
+    /// holds, expects or waits for a block.
+    ///
+    /// ```
+    /// use gpu_heap::{TBuddyOrder, TBuddyReport};
+    /// let books = TBuddyReport {
+    ///     orders: vec![TBuddyOrder::default(), TBuddyOrder { count: 2, available: 2, ..Default::default() }],
+    ///     free_leaves: 4,
+    ///     ..Default::default()
+    /// };
+    /// assert_eq!(
+    ///     books.summary(),
+    ///     "4 free leaves, 0 claim and 0 wait failures; \
+    ///      order 1: count 2, producing 0, reserved 0, available 2"
+    /// );
+    /// ```
+    pub fn summary(&self) -> String {
+        let orders: Vec<String> = (self.orders.iter().enumerate())
+            .filter(|(_, o)| **o != TBuddyOrder::default())
+            .map(|(n, o)| {
+                format!(
+                    "order {n}: count {}, producing {}, reserved {}, available {}",
+                    o.count, o.producing, o.reserved, o.available
+                )
+            })
+            .collect();
+        format!(
+            "{} free leaves, {} claim and {} wait failures; {}",
+            self.free_leaves,
+            self.claim_failures,
+            self.wait_failures,
+            orders.join("; ")
+        )
+    }
+
     /// What does not add up with no call in flight: a count that differs from the
     /// available nodes, a batch or a reservation left behind, free leaves that are not
     /// the available blocks' leaves. Empty when the books balance.

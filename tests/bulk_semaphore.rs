@@ -50,7 +50,7 @@ fn stress(@builtin(global_invocation_id) id: vec3<u32>) {
         var st = gpu_heap_bsem_new_wait();
         var done = false;
         for (var step = 0u; step < STEPS; step++) {
-            let r = gpu_heap_bsem_step(SEM, n, params.batch, &st);
+            let r = gpu_heap_bsem_step(SEM, n, params.batch, &st, false);
             if (r == GPU_HEAP_BSEM_GOT) {
                 held += n;
                 atomicAdd(&heap_meta[3], 1u);

@@ -23,6 +23,11 @@ pub enum Error {
     #[error("results that do not compare: {0}")]
     IncomparableResults(String),
 
+    /// The child process of `gpu-heap bench --prime`, which builds the pipelines first,
+    /// could not run or failed (its own error went to standard error before this one).
+    #[error("priming failed: {0}")]
+    Priming(String),
+
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -39,7 +44,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::InvalidOptions(_) | Error::IncomparableResults(_) => 2,
-            Error::Heap(_) | Error::Gpu { .. } | Error::Io { .. } => 3,
+            Error::Heap(_) | Error::Gpu { .. } | Error::Priming(_) | Error::Io { .. } => 3,
         }
     }
 }

@@ -356,7 +356,7 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
         var produce = false;
         var retire = 1u;
         var waiting_on_pages = false;
-        let r = bsem_step(qm, 1u, batch, &st);
+        let r = bsem_step(qm, 1u, batch, &st, false);
         if (r == BSEM_GOT) {
             let unit = cb_find(k, spread);
             if (unit != OURO_CB_NONE) {

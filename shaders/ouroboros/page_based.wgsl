@@ -203,7 +203,7 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
             retire = ouro_help_last(qm);
             produce = true;
         } else if (dry == 0u) {
-            r = bsem_step(qm, 1u, batch, &st);
+            r = bsem_step(qm, 1u, batch, &st, false);
         } else if (bsem_count(qm) > 0 && bsem_try_take(qm, 1u)) {
             // Once dry, only take units that are there: no reservation, no production.
             r = BSEM_GOT;

@@ -3,9 +3,10 @@
 //
 // Provides, for a semaphore at word `s` of heap_meta (two words):
 //   bsem_try_take(s, n) -> bool        take n units if C >= n (the fast path)
-//   bsem_step(s, n, batch, st) -> u32  one round of wait(n, batch): BSEM_GOT, BSEM_ALLOCATE
-//                                      (the caller must produce a batch now) or BSEM_PENDING
-//   bsem_step_with(.., look) -> u32    the same, reading C before a take if `look`
+//   bsem_step(s, n, batch, st, look_first) -> u32
+//                                      one round of wait(n, batch): BSEM_GOT, BSEM_ALLOCATE
+//                                      (the caller must produce a batch now) or BSEM_PENDING;
+//                                      `look_first`: read C before a take
 //   bsem_abandon(s, n, st)             leave a wait that ran out of rounds (drops a reservation)
 //   bsem_help(s) -> bool               register a batch unconditionally: the caller produces it
 //   bsem_signal(s, n, batches)         add n units to C and retire `batches` expected batches
@@ -205,17 +206,14 @@ fn bsem_wait_over(s: u32, n: u32, batch: u32) -> bool {
 // One round of wait(n, batch). BSEM_GOT: n units are taken. BSEM_ALLOCATE: the caller must
 // produce one batch now and then call bsem_signal(s, units it adds, 1), keeping n units for
 // itself, or bsem_signal(s, 0, 1) if it cannot produce it. BSEM_PENDING: call again.
-fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>) -> u32 {
-    return bsem_step_with(s, n, batch, st, false);
-}
-
-// bsem_step, looking at C before a take if `look`: a take that finds too few units is two
-// atomics on the semaphore's busiest word (the subtraction and its undo). For semaphores
-// that hundreds of thousands of waiters share while C stays at zero (the tree buddy's
-// orders on a nearly full heap), those pairs queue the producers' signals behind them
-// until the waits run out. Where units are plentiful the look is one more round trip per
-// take, and the Figure 5 kernel was slower with it (BENCHMARKS.md), so callers choose.
-fn bsem_step_with(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>, look: bool) -> u32 {
+//
+// `look_first`: read C before a take, and take only if it shows n units. A take that finds
+// too few is two atomics on the semaphore's busiest word (the subtraction and its undo);
+// where hundreds of thousands of waiters share a semaphore whose C stays at zero (the tree
+// buddy's orders on a nearly full heap), those pairs can hold up the producers' signals
+// until the waits run out. Where units are plentiful the look is one more round trip before
+// each take, so each caller chooses (BENCHMARKS.md, "Crowded waits in the tree buddy").
+fn bsem_step(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>, look_first: bool) -> u32 {
     if ((*st).phase == BSEM_RESERVED) {
         if (bsem_wait_over(s, n, batch)) {
             atomicSub(&heap_meta[s + 1u], n); // our own reservation: cannot underflow
@@ -244,7 +242,7 @@ fn bsem_step_with(s: u32, n: u32, batch: u32, st: ptr<function, BsemWait>, look:
             return BSEM_PENDING;
         }
     }
-    if ((!look || bsem_count(s) >= i32(n)) && bsem_try_take(s, n)) {
+    if ((!look_first || bsem_count(s) >= i32(n)) && bsem_try_take(s, n)) {
         return BSEM_GOT;
     }
     let r = bsem_decide(s, n, batch, st);

@@ -295,12 +295,13 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     // wait for.
     var found = false;
     var result = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+    // A user's block (marked) is wanted by one malloc per lane, so a whole dispatch can wait
+    // on one order: its waits read the count before they take (bsem_step). UAlloc's bins
+    // are wanted by one malloc per subgroup that runs short, which the look only delays.
+    let look_first = mark;
     for (var round = 0u; round < TB_ROUNDS && !found && status == HEAP_CONTENTION; round++) {
         if (!holding) {
-            // Mallocs of users' blocks look at the count before they take: one per lane,
-            // up to a million wait on one order. UAlloc's bins (mark = false) do not: one
-            // malloc per subgroup that runs short, which the look only delays.
-            var r = bsem_step_with(tb_sem(level), 1u, tb_batch(level), &wait, mark);
+            var r = bsem_step(tb_sem(level), 1u, tb_batch(level), &wait, look_first);
             if (r == BSEM_PENDING && wait.waited >= TB_PATIENCE) {
                 bsem_abandon(tb_sem(level), 1u, &wait);
                 if (level > want && bsem_count(tb_sem(want)) > 0) {

@@ -527,7 +527,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     var result = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
     for (var round = 0u; round < UA_ROUNDS && !done && !stopped; round++) {
         if (!holding) {
-            var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait);
+            var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait, false);
             if (r == BSEM_PENDING && wait.waited >= UA_PATIENCE) {
                 bsem_abandon(s, 1u, &wait);
                 if (bsem_help(s)) {

@@ -263,7 +263,7 @@ fn sem_bulk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroup
     var wait = gpu_heap_bsem_new_wait();
     var done = false;
     for (var r = 0u; r < SEM_ROUNDS && !done; r++) {
-        let step = gpu_heap_bsem_step(SEM_BULK, 1u, SEM_BATCH - 1u, &wait);
+        let step = gpu_heap_bsem_step(SEM_BULK, 1u, SEM_BATCH - 1u, &wait, false);
         // The producer signals inside an if with no exit, which its subgroup leaves
         // together: waiting lanes cannot run ahead of the signal (a producer that returns
         // from inside the loop can be left unscheduled while they spin).

@@ -146,8 +146,8 @@ pub struct Options {
     pub cell_budget: Option<Duration>,
     /// Build every selected cell's heap and pipelines and measure nothing: a process that
     /// runs first, so that the timed one loads its pipelines from the driver's cache
-    /// (BENCHMARKS.md, Method: on NVIDIA, pipelines a process has just compiled run up to
-    /// 4x slower for a while). Its records say so in their note.
+    /// (BENCHMARKS.md, Method: on NVIDIA, pipelines a process has just compiled can run
+    /// slower for a while). Its records say so in their note.
     pub compile_only: bool,
 }
 

@@ -305,7 +305,12 @@ fn exhaust(e: &Engine, params: Params, options: &Options, mut record: Record) ->
         let round_failures = e.failures()?.since(&before);
         failures += round_failures;
         if round_failures.contention > 0 && record.note.is_none() {
-            record.note = tree_buddy_books(e)?;
+            // Where the blocks were once the dispatch had ended (the tree buddy's books,
+            // under tbuddy and ualloc).
+            record.note = e
+                .heap
+                .tbuddy_report()?
+                .map(|books| format!("after the first round with contention: {}", books.summary()));
         }
         if round > 0 {
             mallocs.push(m);
@@ -330,28 +335,6 @@ fn exhaust(e: &Engine, params: Params, options: &Options, mut record: Record) ->
     record.failures = failures;
     record.failed = failures.total() > failures.out_of_memory;
     Ok(record)
-}
-
-/// The tree buddy's books (under `tbuddy` and `ualloc`), for the note of an exhaust cell
-/// whose mallocs failed for contention: where the blocks were once the dispatch had ended.
-fn tree_buddy_books(e: &Engine) -> Result<Option<String>> {
-    let Some(books) = e.heap.tbuddy_report()? else {
-        return Ok(None);
-    };
-    let orders: Vec<String> = (books.orders.iter().enumerate())
-        .filter(|(_, o)| **o != Default::default())
-        .map(|(n, o)| {
-            let (c, e, r, a) = (o.count, o.producing, o.reserved, o.available);
-            format!("order {n}: count {c}, producing {e}, reserved {r}, available {a}")
-        })
-        .collect();
-    Ok(Some(format!(
-        "after the first round with contention: {} free leaves, {} claim and {} wait failures; {}",
-        books.free_leaves,
-        books.claim_failures,
-        books.wait_failures,
-        orders.join("; ")
-    )))
 }
 
 /// Figure 5: the bulk semaphore's pass and the counting semaphore's, each on a fresh heap,

@@ -60,11 +60,12 @@ pub struct Args {
     growable: bool,
     /// First build every selected cell's pipelines in a child process, so that this one
     /// loads them from the driver's cache: on NVIDIA, pipelines a process has just compiled
-    /// run up to 4x slower for a while (BENCHMARKS.md, Method).
+    /// can run slower for a while (BENCHMARKS.md, Method).
     #[arg(long)]
     prime: bool,
-    /// Build every selected cell's heap and pipelines, measure nothing (what --prime runs).
-    #[arg(long, hide = true)]
+    /// Build every selected cell's heap and pipelines, measure and write nothing (what
+    /// --prime runs).
+    #[arg(long, hide = true, conflicts_with = "prime")]
     compile_only: bool,
 }
 
@@ -114,6 +115,9 @@ pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
     options.watchdog = args.watchdog.duration();
     options.cell_budget = args.cell_secs.map(Duration::from_secs);
     options.compile_only = args.compile_only;
+    if args.compile_only {
+        return run_bench(&gpu, &options, None, None, None, None);
+    }
     run_bench(
         &gpu,
         &options,
@@ -124,39 +128,27 @@ pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
     )
 }
 
-/// Runs this command again with --compile-only instead of --prime and without the output
-/// files, in a child process whose pipelines then sit in the driver's cache.
+/// Runs this command again with --compile-only in place of --prime (which writes no
+/// output file), in a child process whose pipelines then sit in the driver's cache.
 fn prime() -> gpu_heap_cli::Result<()> {
-    let exe = std::env::current_exe().map_err(|source| gpu_heap_cli::Error::Io {
-        path: PathBuf::from("gpu-heap"),
-        source,
-    })?;
-    let mut child_args = Vec::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let output = ["--json", "--csv", "--plots", "--markdown"];
-        if output.contains(&arg.as_str()) {
-            args.next(); // and its value
-        } else if arg != "--prime" && !output.iter().any(|o| arg.starts_with(&format!("{o}="))) {
-            child_args.push(arg);
-        }
-    }
-    child_args.push("--compile-only".to_owned());
+    let exe = std::env::current_exe()
+        .map_err(|e| gpu_heap_cli::Error::Priming(format!("no path to this program: {e}")))?;
+    let mut child_args: Vec<_> = std::env::args_os()
+        .skip(1)
+        .filter(|arg| arg != "--prime")
+        .collect();
+    child_args.push("--compile-only".into());
     crate::say!("priming: building every cell's pipelines in a child process first");
     let status = std::process::Command::new(&exe)
         .args(&child_args)
         .stdout(std::process::Stdio::null())
         .status()
-        .map_err(|source| gpu_heap_cli::Error::Io {
-            path: exe.clone(),
-            source,
-        })?;
+        .map_err(|e| gpu_heap_cli::Error::Priming(format!("{}: {e}", exe.display())))?;
     if !status.success() {
-        let why = format!("priming (`{}`) failed: {status}", child_args.join(" "));
-        return Err(gpu_heap_cli::Error::Io {
-            path: exe,
-            source: std::io::Error::other(why),
-        });
+        return Err(gpu_heap_cli::Error::Priming(format!(
+            "`{}` {status}",
+            child_args.join(" ".as_ref()).to_string_lossy()
+        )));
     }
     Ok(())
 }

@@ -223,7 +223,7 @@ pub struct Manifest {
     pub tbuddy: Option<TBuddyParams>,
     /// The usages every buffer is created with (WebGPU's `GPUBufferUsage` names): STORAGE
     /// for its binding, COPY_DST for the zero-fill and the committed-units write before
-    /// the init pass, COPY_SRC to read the statistics back.
+    /// the init pass, COPY_SRC to read the statistics back; the ones the Rust heap uses.
     pub buffer_usages: Vec<&'static str>,
     /// The WebGPU features the device must have: `subgroups` where the strategy uses them.
     pub features: Vec<&'static str>,
@@ -308,7 +308,10 @@ fn manifest_of(layout: &HeapLayout, config: &HeapConfig) -> Manifest {
         random_walk: (reads == StrategyParams::RandomWalk).then_some(config.random_walk),
         ouroboros: (reads == StrategyParams::Ouroboros).then_some(config.ouroboros),
         tbuddy: (reads == StrategyParams::TBuddy).then_some(config.tbuddy),
-        buffer_usages: vec!["STORAGE", "COPY_DST", "COPY_SRC"],
+        buffer_usages: crate::gpu::STORAGE_USAGES
+            .iter_names()
+            .map(|(name, _)| name)
+            .collect(),
         features: if layout.uses_subgroups() {
             vec!["subgroups"]
         } else {

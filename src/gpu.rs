@@ -269,6 +269,14 @@ pub fn read_buffer(
     Ok(bytes)
 }
 
+/// The usages of every buffer [`storage_buffer`] makes, the heap's included: STORAGE for
+/// its binding, COPY_DST for the zero-fill and the committed-units write before the init
+/// pass, COPY_SRC to read the statistics back. The manifest lists them by name
+/// (`Manifest::buffer_usages`).
+pub(crate) const STORAGE_USAGES: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
 /// A zeroed storage buffer of `size` bytes that can be copied from and to, or the error
 /// the device reported (out of memory, a size past its limits) instead of a panic.
 ///
@@ -285,9 +293,7 @@ pub fn storage_buffer(device: &wgpu::Device, label: &str, size: u64) -> Result<w
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size,
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
+        usage: STORAGE_USAGES,
         mapped_at_creation: false,
     });
     let invalid = pollster::block_on(validation.pop());

@@ -67,13 +67,10 @@ impl GpuHeap {
             );
         }
 
-        let storage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
         let meta = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gpu-heap meta"),
             size: layout.meta_words * 4,
-            usage: storage,
+            usage: crate::gpu::STORAGE_USAGES,
             mapped_at_creation: false,
         });
         let segments: Vec<wgpu::Buffer> = (0..layout.initial_segments as usize)
@@ -82,7 +79,7 @@ impl GpuHeap {
         let placeholder = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gpu-heap uncommitted segment"),
             size: 256,
-            usage: storage,
+            usage: crate::gpu::STORAGE_USAGES,
             mapped_at_creation: false,
         });
 

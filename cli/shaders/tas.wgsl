@@ -38,7 +38,7 @@ fn tas_prefill(@builtin(global_invocation_id) id: vec3<u32>) {
     let p = id.x + id.y * 65535u * 64u;
     let pages = 1u << params.bits;
     if (p == 0u) {
-        atomicStore(&gpu_heap_meta[GPU_HEAP_WALK_FREE], pages - params.used);
+        gpu_heap_walk_free_set(pages - params.used);
     }
     if (p < pages && tas_permute(p) < params.used) {
         gpu_heap_walk_prefill(p);

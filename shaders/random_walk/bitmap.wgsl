@@ -7,7 +7,7 @@
 // tool.
 //
 // Invariants
-//   - zero bits = WALK_FREE + reservations not yet turned into a page: malloc reserves
+//   - zero bits = the free count + reservations not yet turned into a page: malloc reserves
 //     before it claims a bit, free clears its bit before it returns the reservation, so a
 //     malloc holding a reservation always has a zero bit to find (walk.wgsl).
 //   - A page is claimed by the atomicOr that flips its bit from 0 to 1: one winner.
@@ -122,7 +122,7 @@ fn strategy_free(ptr: u32) -> HeapFree {
     if (old == 0xffffffffu) {
         atomicAnd(&heap_meta[RWBM_SUMMARY + (w >> 5u)], ~(1u << (w & 31u)));
     }
-    walk_unreserve(1u);
+    walk_unreserve(1u, w);
     return HeapFree(RWBM_PAGE_UNITS, HEAP_OK);
 }
 
@@ -161,7 +161,7 @@ fn strategy_grow(from_units: u32, to_units: u32) {
     atomicAnd(&heap_meta[RWBM_SUMMARY + (f >> 5u)], ~(1u << (f & 31u)));
 }
 
-// For the TAS tool: marks `page` used without a malloc (the tool sets WALK_FREE itself).
+// For the TAS tool: marks `page` used without a malloc (the tool sets the free count itself: walk_free_set).
 fn walk_prefill(page: u32) {
     let w = page >> 5u;
     let mask = 1u << (page & 31u);

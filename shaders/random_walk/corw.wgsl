@@ -103,6 +103,6 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     if (page != WALK_NONE) {
         return rwbm_handle(page);
     }
-    walk_unreserve(1u);
+    walk_unreserve(1u, ticket);
     return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
 }

@@ -8,7 +8,7 @@
 // one atomicExchange; the expected number of steps is the paper's equation (2).
 //
 // Invariants
-//   - zero flags = WALK_FREE + reservations not yet turned into a page (as for RW-BM).
+//   - zero flags = the free count + reservations not yet turned into a page (as for RW-BM).
 //   - A page is claimed by the exchange that turns its flag from 0 to 1: one winner.
 //   - free's exchange to 0 returns the old flag; 0 means the page was not in use: that is
 //     HEAP_INVALID_FREE, and the exchange changed nothing.
@@ -66,7 +66,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
         }
     }
     walk_finish();
-    walk_unreserve(1u);
+    walk_unreserve(1u, ticket);
     return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
 }
 
@@ -78,21 +78,21 @@ fn strategy_free(ptr: u32) -> HeapFree {
     if (atomicExchange(&heap_meta[RW_FLAGS + page], 0u) == 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
-    walk_unreserve(1u);
+    walk_unreserve(1u, page);
     return HeapFree(RWBM_PAGE_UNITS, HEAP_OK);
 }
 
 // The host zeroes heap_meta (all flags free); one invocation sets the counter (committed
 // pages only, for a heap that can grow).
 fn strategy_init(i: u32) {
-    atomicStore(&heap_meta[WALK_FREE], walk_live_items(RWBM_PAGES, RWBM_PAGE_SHIFT));
+    walk_free_set(walk_live_items(RWBM_PAGES, RWBM_PAGE_SHIFT));
 }
 
 // Growth hooks (alloc.wgsl). Flags past the committed pages are zero and never visited
 // (walks and free are bounded by the committed count), so growth only moves the counter.
 fn strategy_grow(from_units: u32, to_units: u32) {
     let to = min(to_units >> RWBM_PAGE_SHIFT, RWBM_PAGES);
-    atomicAdd(&heap_meta[WALK_FREE], to - (from_units >> RWBM_PAGE_SHIFT));
+    walk_free_add(to - (from_units >> RWBM_PAGE_SHIFT));
 }
 
 // Invocation i checks the flags of 32 pages (the host plans one per 32).
@@ -112,10 +112,10 @@ fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
 
 fn strategy_trim(from_units: u32, to_units: u32) {
     let old_end = min(from_units >> RWBM_PAGE_SHIFT, RWBM_PAGES);
-    atomicSub(&heap_meta[WALK_FREE], old_end - (to_units >> RWBM_PAGE_SHIFT));
+    walk_free_remove(old_end - (to_units >> RWBM_PAGE_SHIFT));
 }
 
-// For the TAS tool: marks `page` used without a malloc (the tool sets WALK_FREE itself).
+// For the TAS tool: marks `page` used without a malloc (the tool sets the free count itself: walk_free_set).
 fn walk_prefill(page: u32) {
     atomicStore(&heap_meta[RW_FLAGS + page], 1u);
 }

@@ -16,14 +16,14 @@
 // Invariants
 //   - Live allocations are disjoint runs of used bits, each with exactly one start and one
 //     end bit, so the first end bit at or after a start bit is that allocation's end.
-//   - malloc reserves its units in WALK_FREE first (exact exhaustion of units), then
-//     claims the run's used bits word by word with atomicOr; if a word's old value shows a
+//   - malloc reserves its units in the free count first (walk.wgsl: exact exhaustion of
+//     units), then claims the run's used bits word by word with atomicOr; if a word's old value shows a
 //     bit already set, it clears the bits it set itself (they were zero before, so no one
 //     else owns them) and those of the earlier words (wholly its own), so a claim is all or
 //     nothing. Only then does it set the end bit and, last, the start bit.
 //   - free clears the start bit first (one winner: a second free of the same pointer, or a
 //     free of a pointer that is not a start, sees it clear: HEAP_INVALID_FREE), then the end
-//     bit, then the used bits, and returns the units to WALK_FREE last.
+//     bit, then the used bits, and returns the units to the free count last.
 //   - Ordering: WGSL atomics are relaxed, and an atomic whose result is unused may be
 //     performed after later ones (NVIDIA issues those as reductions, without waiting). So
 //     each step of free that others rely on uses the result of the step before: the used
@@ -311,7 +311,7 @@ fn rwm_malloc_lane(n: u32) -> HeapAlloc {
     let s = rwm_walk(n, ticket);
     walk_finish();
     if (s == WALK_NONE) {
-        walk_unreserve(n);
+        walk_unreserve(n, ticket);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     _ = rwm_mark(s, n);
@@ -341,7 +341,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
                 if (s != WALK_NONE) {
                     base = s;
                 } else {
-                    walk_unreserve(total);
+                    walk_unreserve(total, ticket);
                 }
             }
         }
@@ -400,7 +400,7 @@ fn strategy_free(ptr: u32) -> HeapFree {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
     let released = rwm_release(u, end - u + 1u);
-    walk_unreserve(released);
+    walk_unreserve(released, u);
     return HeapFree(released << RWM_UNIT_SHIFT, HEAP_OK);
 }
 

@@ -1,10 +1,13 @@
-// What the random-walk strategies share: the reservation counter, the word where their
-// per-page state starts, and the optional step instrumentation.
+// What the random-walk strategies share: the free count and its reservations, the word
+// where their per-page state starts, and the optional step instrumentation.
 //
 // heap_meta layout after the statistics (STAT_WORDS):
-//   WALK_FREE        free pages (units for rw-malloc) not reserved by a malloc in flight
+//   WALK_ROTOR       a counter of reservations: its old value seeds the walk that follows
 //   WALK_STEPS..+1   64-bit total of walk steps       (GPU_HEAP_COUNT_STEPS builds only)
 //   WALK_WALKS..+1   64-bit count of finished walks   (GPU_HEAP_COUNT_STEPS builds only)
+//   WALK_SHARD..     the free count, split into WALK_SHARDS shards WALK_SHARD_STRIDE words
+//                    apart (one cache line each): free pages (units for rw-malloc) not
+//                    reserved by a malloc in flight
 //   WALK_STATE..     the strategy's flags or bitmaps
 //
 // A step is one read of the walk's state: one flag for RW, one 32-page bitmap word for
@@ -14,37 +17,119 @@
 // is not a step), and only instrumented builds (HeapConfig::count_steps, #define
 // GPU_HEAP_COUNT_STEPS) add it to the counters above.
 //
-// The reservation counter (the progress rule's exact exhaustion): malloc subtracts what it
-// needs before it walks, so a walk only starts when enough free state exists, and
-// exhaustion is an immediate HEAP_OUT_OF_MEMORY. The old value is a ticket that is unique
-// among concurrent reservations; it seeds the walk.
+// The free count (the progress rule's exact exhaustion): malloc takes what it needs from
+// the count before it walks, so a walk only starts when enough free state exists, and
+// exhaustion is an immediate HEAP_OUT_OF_MEMORY. free gives its items back after it
+// cleared them. The count is split into shards because every free and every malloc
+// changes it: one word would take a million same-address atomics per million calls, one
+// after another. A free adds to the shard its item's hash picks; a malloc takes from the
+// shard its rotor ticket picks and, if that one is short, from every other shard it finds
+// non-empty (walk_take). Taking is "take what is there": an atomicSub of the whole want,
+// and the part the shard did not have added back, so a shard never shows more than it
+// has, and one read below zero (wrapped past the heap's items) holds nothing. Hence
+// every shard only shrinks while nothing is freed, and a malloc that found all of them
+// empty is right: a heap that only allocates runs out exactly when it is full.
 //
 // Growth (core/growth.wgsl): the state is sized for the reserved maximum (RWBM_PAGES,
 // RWM_UNITS); walks, sweeps and free's range check cover only the committed items
 // (walk_live_items). Invariant of the bitmaps: the bits of items at or past the committed
 // count inside the word that holds it are set ("does not exist"); words wholly past it
 // are zero and never read by a walk. Grow clears the first kind and sets those of the new
-// boundary word; trim, after checking the range free, does the reverse; WALK_FREE moves
-// by the items committed or released. No loops here.
+// boundary word; trim, after checking the range free, does the reverse; the free count
+// moves by the items committed or released.
+//
+// Loops: walk_take and the shard helpers visit each of the WALK_SHARDS shards at most once.
 
-// WALK_FREE (the free count), WALK_STEPS and WALK_WALKS (64-bit counters of the
-// instrumented build) and WALK_STATE (the flags or bitmaps) are heap_meta words the host
-// declares (src/random_walk/mod.rs) and generates.
+// WALK_ROTOR, WALK_SHARD, WALK_SHARDS (a power of two), WALK_SHARD_STRIDE, WALK_STEPS and
+// WALK_WALKS (64-bit counters of the instrumented build) and WALK_STATE (the flags or
+// bitmaps) are heap_meta words and counts the host declares (src/random_walk/mod.rs) and
+// generates.
 const WALK_NONE: u32 = 0xffffffffu;
 
 var<private> heap_walk_steps: u32 = 0u;
 
-// Reserves `n` of `total`; returns the ticket (the counter before, >= n), or 0 if there was
-// not enough (the counter is restored). A counter transiently "below zero" (wrapped past
-// `total`) means other failed reservations are being given back: also not enough.
+fn walk_shard(k: u32) -> u32 {
+    return WALK_SHARD + (k & (WALK_SHARDS - 1u)) * WALK_SHARD_STRIDE;
+}
+
+// Takes up to `want` items from the free count, first from the shard `seed` picks, then
+// from each other shard a load shows non-empty; returns how many it took. `total` is the
+// largest count a shard can hold (a value above it is a shard read below zero).
+fn walk_take(want: u32, total: u32, seed: u32) -> u32 {
+    let first = heap_hash(seed);
+    var got = 0u;
+    for (var i = 0u; i < WALK_SHARDS && got < want; i++) {
+        let shard = walk_shard(first + i);
+        if (i > 0u) {
+            let seen = atomicLoad(&heap_meta[shard]);
+            if (seen == 0u || seen > total) {
+                continue;
+            }
+        }
+        let need = want - got;
+        let before = atomicSub(&heap_meta[shard], need);
+        let here = select(min(before, need), 0u, before > total);
+        if (here < need) {
+            atomicAdd(&heap_meta[shard], need - here);
+        }
+        if (i == 0u && here > 0u) {
+            // The growth watermark's estimate of the whole count: this shard's times their
+            // number (frees spread over the shards by hash).
+            heap_note_free_items(min(before - here, 0xffffffffu / WALK_SHARDS) * WALK_SHARDS);
+        }
+        got += here;
+    }
+    return got;
+}
+
+// A reservation's ticket: nonzero, unique among reservations in flight, and with the
+// lane's rank in its low bits, so that the lanes of one subgroup differ there.
+fn walk_ticket(rotor: u32, rank: u32) -> u32 {
+    return (rotor << 7u) | rank | 0x80000000u;
+}
+
+// Reserves `n` of `total` items, all or none; returns a ticket (nonzero), or 0 if there
+// were not enough (what it took is given back).
 fn walk_reserve(n: u32, total: u32) -> u32 {
-    let old = atomicSub(&heap_meta[WALK_FREE], n);
-    if (old < n || old > total) {
-        atomicAdd(&heap_meta[WALK_FREE], n);
+    let rotor = atomicAdd(&heap_meta[WALK_ROTOR], 1u);
+    let got = walk_take(n, total, rotor);
+    if (got < n) {
+        if (got > 0u) {
+            atomicAdd(&heap_meta[walk_shard(heap_hash(rotor))], got);
+        }
         return 0u;
     }
-    heap_note_free_items(old - n);
-    return old;
+    return walk_ticket(rotor, 0u);
+}
+
+// Sets the free count to `items`, spread evenly over the shards (init, one invocation).
+fn walk_free_set(items: u32) {
+    for (var k = 0u; k < WALK_SHARDS; k++) {
+        atomicStore(&heap_meta[walk_shard(k)], walk_share(items, k));
+    }
+}
+
+// Shard k's part of `items` spread evenly.
+fn walk_share(items: u32, k: u32) -> u32 {
+    return items / WALK_SHARDS + select(0u, 1u, k < items % WALK_SHARDS);
+}
+
+// Adds `items` to the free count, spread over the shards (growth, one invocation).
+fn walk_free_add(items: u32) {
+    for (var k = 0u; k < WALK_SHARDS; k++) {
+        atomicAdd(&heap_meta[walk_shard(k)], walk_share(items, k));
+    }
+}
+
+// Takes `items` out of the free count (trim, one invocation, between dispatches: no
+// reservation is in flight, so the shards hold every free item of the range it removes).
+fn walk_free_remove(items: u32) {
+    var left = items;
+    for (var k = 0u; k < WALK_SHARDS; k++) {
+        let here = min(atomicLoad(&heap_meta[walk_shard(k)]), left);
+        atomicSub(&heap_meta[walk_shard(k)], here);
+        left -= here;
+    }
 }
 
 // Items (pages or units of 16 << shift bytes) committed now, of `total` reserved.
@@ -69,7 +154,7 @@ fn walk_item_of(ptr: u32, total: u32, shift: u32) -> u32 {
 // Init of a bitmap at heap_meta[bitmap] (which the host zeroed) over `items` live items:
 // all of them free, and the items past them in the last word set ("does not exist").
 fn walk_bitmap_init(bitmap: u32, items: u32) {
-    atomicStore(&heap_meta[WALK_FREE], items);
+    walk_free_set(items);
     let tail = items & 31u;
     if (tail != 0u) {
         atomicStore(&heap_meta[bitmap + (items >> 5u)], ~((1u << tail) - 1u));
@@ -88,7 +173,7 @@ fn walk_bitmap_grow(bitmap: u32, old_end: u32, to: u32) {
         let f = old_end >> 5u;
         atomicAnd(&heap_meta[bitmap + f], ~heap_bits_in(f, old_end, to));
     }
-    atomicAdd(&heap_meta[WALK_FREE], to - old_end);
+    walk_free_add(to - old_end);
 }
 
 // Trim check: whether word i of those covering [to, from) has no used item in the range.
@@ -109,61 +194,53 @@ fn walk_bitmap_trim(bitmap: u32, old_end: u32, to: u32) {
     if ((old_end & 31u) != 0u && (f != t || (to & 31u) == 0u)) {
         atomicStore(&heap_meta[bitmap + f], 0u);
     }
-    atomicSub(&heap_meta[WALK_FREE], old_end - to);
+    walk_free_remove(old_end - to);
 }
 
-// Gives `n` items back to the free count. Where subgroups exist, the lanes of a subgroup
-// that give items back together add them with one atomic: every free does this, and a
-// million frees on one word would wait on each other.
-fn walk_unreserve(n: u32) {
+// Gives `n` items back to the free count, to the shard that `key` (the item, or a
+// ticket) hashes to. Where subgroups exist, the lanes of a subgroup that give items back
+// together add them with one atomic, to the shard of its first lane's key.
+fn walk_unreserve(n: u32, key: u32) {
 #ifdef GPU_HEAP_SUBGROUPS
     let sum = subgroupAdd(n);
     if (subgroupExclusiveAdd(1u) == 0u) {
-        atomicAdd(&heap_meta[WALK_FREE], sum);
+        atomicAdd(&heap_meta[walk_shard(heap_hash(key))], sum);
     }
 #else
-    atomicAdd(&heap_meta[WALK_FREE], n);
+    atomicAdd(&heap_meta[walk_shard(heap_hash(key))], n);
 #endif
 }
 
-// The ticket of the calling lane's subgroup's joint reservation (its own where it reserved
-// alone): the lanes of a subgroup start their walks at the word it picks, so that their
-// pages land together and their frees touch few words.
+// The rotor value of the calling lane's subgroup's joint reservation (its own where it
+// reserved alone): the lanes of a subgroup start their walks at the word it picks, so that
+// their pages land together and their frees touch few words.
 var<private> walk_group_ticket: u32 = 0u;
 
 // Reserves one item of `total` for each calling lane: its ticket, or 0 if there was none
 // for it, as walk_reserve(1u, total). Where subgroups exist, the lanes of a subgroup reserve
-// together with one atomicSub of their number: the count before it says how many items
-// were there, the first that many lanes (by rank) get one each, with distinct tickets, and
-// the leader gives back what it took beyond them. A subtraction that takes the count
-// below zero therefore leaves no item behind, and another subgroup that reads the count
-// meanwhile (below zero, or short by what is being given back) finds none where indeed
-// none is left: a heap that only allocates still runs out exactly when it is full. As in
-// rw_malloc's aggregation, this relies on the lanes meeting again after the leader's
-// branch before the broadcast (structured control flow, no loop in between).
+// together: the first lane takes a rotor ticket and up to their number of items
+// (walk_take), and the first that many lanes (by rank) get one each. A subgroup that finds
+// fewer than it has lanes therefore takes every item it saw, and its other lanes fail
+// only where every shard was empty. As in rw_malloc's aggregation, this relies on the
+// lanes meeting again after the leader's branch before the broadcast (structured control
+// flow, no loop in between).
 fn walk_reserve_one(total: u32) -> u32 {
 #ifdef GPU_HEAP_SUBGROUPS
     let rank = subgroupExclusiveAdd(1u);
     let lanes = subgroupAdd(1u);
-    var before = 0u;
+    var rotor = 0u;
+    var got = 0u;
     if (rank == 0u) {
-        before = atomicSub(&heap_meta[WALK_FREE], lanes);
-        // Wrapped past `total`: other reservations' give-backs are pending; none is here.
-        let got = select(min(before, lanes), 0u, before > total);
-        if (got < lanes) {
-            atomicAdd(&heap_meta[WALK_FREE], lanes - got);
-        }
-        if (got > 0u) {
-            heap_note_free_items(before - got);
-        }
-        before = select(before, 0u, got == 0u);
+        rotor = atomicAdd(&heap_meta[WALK_ROTOR], 1u);
+        got = walk_take(lanes, total, rotor);
     }
-    before = subgroupBroadcastFirst(before);
-    walk_group_ticket = before;
-    if (rank >= min(before, lanes)) {
+    rotor = subgroupBroadcastFirst(rotor);
+    got = subgroupBroadcastFirst(got);
+    walk_group_ticket = rotor;
+    if (rank >= got) {
         return 0u;
     }
-    return before - rank;
+    return walk_ticket(rotor, rank);
 #else
     let ticket = walk_reserve(1u, total);
     walk_group_ticket = ticket;

@@ -46,12 +46,17 @@ impl Default for RandomWalkParams {
     }
 }
 
-/// heap_meta words of the walk's scalars: the free count, then the instrumented build's
-/// 64-bit step and walk counters; its flags or bitmaps follow the scalars.
-const WALK_FREE: u64 = STAT_WORDS;
+/// heap_meta words of the walk's scalars: the rotor (a counter of reservations whose old
+/// value seeds a walk), then the instrumented build's 64-bit step and walk counters.
+const WALK_ROTOR: u64 = STAT_WORDS;
 pub(crate) const WALK_STEPS: u64 = STAT_WORDS + 8;
 const WALK_WALKS: u64 = WALK_STEPS + 2;
-const WALK_STATE: u64 = STAT_WORDS + STRATEGY_SCALAR_WORDS;
+/// The free count follows the scalars in shards (walk.wgsl says why), each on a 128-byte
+/// line of its own; the flags or bitmaps follow the shards.
+const WALK_SHARD: u64 = STAT_WORDS + STRATEGY_SCALAR_WORDS;
+const WALK_SHARDS: u64 = 16;
+const WALK_SHARD_STRIDE: u64 = 32;
+const WALK_STATE: u64 = WALK_SHARD + WALK_SHARDS * WALK_SHARD_STRIDE;
 /// Largest RW_malloc request (also capped by the segment size).
 const RW_MALLOC_MAX_ALLOC: u64 = 1 << 20;
 /// Pages or units are counted in u32 with a wrap check (walk_reserve): below 2^31.
@@ -223,9 +228,12 @@ impl StrategyPlan for WalkGeometry {
             let _ = writeln!(s, "#define GPU_HEAP_SUBGROUPS");
         }
         let scalars = [
-            ("WALK_FREE", WALK_FREE),
+            ("WALK_ROTOR", WALK_ROTOR),
             ("WALK_STEPS", WALK_STEPS),
             ("WALK_WALKS", WALK_WALKS),
+            ("WALK_SHARD", WALK_SHARD),
+            ("WALK_SHARDS", WALK_SHARDS),
+            ("WALK_SHARD_STRIDE", WALK_SHARD_STRIDE),
             ("WALK_STATE", WALK_STATE),
         ];
         let shift = self.item_units.trailing_zeros() as u64;

@@ -2,7 +2,7 @@
 // where their per-page state starts, and the optional step instrumentation.
 //
 // heap_meta layout after the statistics (STAT_WORDS):
-//   WALK_ROTOR       a counter of reservations: its old value seeds the walk that follows
+//   WALK_ROTOR       a counter of workgroups that reserved: seeds walks (walk_seed)
 //   WALK_STEPS..+1   64-bit total of walk steps       (GPU_HEAP_COUNT_STEPS builds only)
 //   WALK_WALKS..+1   64-bit count of finished walks   (GPU_HEAP_COUNT_STEPS builds only)
 //   WALK_SHARD..     the free count, split into WALK_SHARDS shards WALK_SHARD_STRIDE words
@@ -23,7 +23,7 @@
 // cleared them. The count is split into shards because every free and every malloc
 // changes it: one word would take a million same-address atomics per million calls, one
 // after another. A free adds to the shard its item's hash picks; a malloc takes from the
-// shard its rotor ticket picks and, if that one is short, from every other shard it finds
+// shard its seed picks and, if that one is short, from every other shard it finds
 // non-empty (walk_take). Taking is "take what is there": an atomicSub of the whole want,
 // and the part the shard did not have added back, so a shard never shows more than it
 // has, and one read below zero (wrapped past the heap's items) holds nothing. Hence
@@ -38,12 +38,13 @@
 // boundary word; trim, after checking the range free, does the reverse; the free count
 // moves by the items committed or released.
 //
-// Loops: walk_take and the shard helpers visit each of the WALK_SHARDS shards at most once.
+// Loops: walk_take and the shard helpers visit each of the WALK_SHARDS shards at most once
+// (twice for walk_take: a load, then a take).
 
-// WALK_ROTOR, WALK_SHARD, WALK_SHARDS (a power of two), WALK_SHARD_STRIDE, WALK_STEPS and
-// WALK_WALKS (64-bit counters of the instrumented build) and WALK_STATE (the flags or
-// bitmaps) are heap_meta words and counts the host declares (src/random_walk/mod.rs) and
-// generates.
+// WALK_ROTOR, WALK_SHARD, WALK_SHARDS (a power of two, at most 32), WALK_SHARD_STRIDE,
+// WALK_STEPS and WALK_WALKS (64-bit counters of the instrumented build) and WALK_STATE
+// (the flags or bitmaps) are heap_meta words and counts the host declares
+// (src/random_walk/mod.rs) and generates.
 const WALK_NONE: u32 = 0xffffffffu;
 
 var<private> heap_walk_steps: u32 = 0u;
@@ -52,54 +53,93 @@ fn walk_shard(k: u32) -> u32 {
     return WALK_SHARD + (k & (WALK_SHARDS - 1u)) * WALK_SHARD_STRIDE;
 }
 
-// Takes up to `want` items from the free count, first from the shard `seed` picks, then
-// from each other shard a load shows non-empty; returns how many it took. `total` is the
-// largest count a shard can hold (a value above it is a shard read below zero).
-fn walk_take(want: u32, total: u32, seed: u32) -> u32 {
-    let first = heap_hash(seed);
-    var got = 0u;
-    for (var i = 0u; i < WALK_SHARDS && got < want; i++) {
-        let shard = walk_shard(first + i);
-        if (i > 0u) {
-            let seen = atomicLoad(&heap_meta[shard]);
-            if (seen == 0u || seen > total) {
-                continue;
-            }
-        }
-        let need = want - got;
-        let before = atomicSub(&heap_meta[shard], need);
-        let here = select(min(before, need), 0u, before > total);
-        if (here < need) {
-            atomicAdd(&heap_meta[shard], need - here);
-        }
-        if (i == 0u && here > 0u) {
-            // The growth watermark's estimate of the whole count: this shard's times their
-            // number (frees spread over the shards by hash).
-            heap_note_free_items(min(before - here, 0xffffffffu / WALK_SHARDS) * WALK_SHARDS);
-        }
-        got += here;
+// Takes up to `want` items from shard k ("take what is there"); returns how many it took.
+// `total` is the most a shard can hold: a value above it is a shard read below zero.
+fn walk_take_from(k: u32, want: u32, total: u32) -> u32 {
+    let shard = walk_shard(k);
+    let before = atomicSub(&heap_meta[shard], want);
+    let got = select(min(before, want), 0u, before > total);
+    if (got < want) {
+        atomicAdd(&heap_meta[shard], want - got);
     }
     return got;
 }
 
-// A reservation's ticket: nonzero, unique among reservations in flight, and with the
-// lane's rank in its low bits, so that the lanes of one subgroup differ there.
-fn walk_ticket(rotor: u32, rank: u32) -> u32 {
-    return (rotor << 7u) | rank | 0x80000000u;
+// Takes up to `want` items from the free count: from shard `home` first, then, if that
+// one was short, from each other shard that one pass of loads shows non-empty. Returns how
+// many it took.
+fn walk_take(want: u32, total: u32, home: u32) -> u32 {
+    var got = walk_take_from(home, want, total);
+#ifdef GPU_HEAP_GROWABLE
+    if (got > 0u) {
+        // The growth watermark's estimate of the whole count: the home shard's times their
+        // number (frees spread over the shards by hash).
+        let left = min(atomicLoad(&heap_meta[walk_shard(home)]), 0xffffffffu / WALK_SHARDS);
+        heap_note_free_items(left * WALK_SHARDS);
+    }
+#endif
+    if (got == want) {
+        return got;
+    }
+    var open = 0u;
+    for (var k = 0u; k < WALK_SHARDS; k++) {
+        let seen = atomicLoad(&heap_meta[walk_shard(k)]);
+        open |= select(0u, 1u << k, seen != 0u && seen <= total);
+    }
+    open &= ~(1u << (home & (WALK_SHARDS - 1u)));
+    for (var i = 0u; i < WALK_SHARDS && open != 0u && got < want; i++) {
+        let k = firstTrailingBit(open);
+        open &= open - 1u;
+        got += walk_take_from(k, want - got, total);
+    }
+    return got;
+}
+
+// The workgroup's share of the rotor: its first reservation takes one rotor ticket for the
+// whole workgroup and publishes it (with the top bit set, so that zero means "not yet"),
+// and every reservation takes a workgroup-local ticket. The rotor, one word for the whole
+// dispatch, thus sees one atomic per workgroup instead of one per subgroup. Seeds only
+// decide where walks start and which shard a malloc tries first, so a workgroup whose
+// memory was not zeroed costs spread, never a page.
+var<workgroup> walk_wg_tickets: atomic<u32>;
+var<workgroup> walk_wg_rotor: atomic<u32>;
+
+// A seed that differs between reservations in flight: the workgroup's rotor ticket mixed,
+// plus a workgroup-local ticket. A reservation that finds the workgroup's ticket not yet
+// published takes a rotor ticket of its own.
+fn walk_seed() -> u32 {
+    let local = atomicAdd(&walk_wg_tickets, 1u);
+    var rotor = 0u;
+    if (local != 0u) {
+        rotor = atomicLoad(&walk_wg_rotor);
+    }
+    if (rotor == 0u) {
+        rotor = atomicAdd(&heap_meta[WALK_ROTOR], 1u) | 0x80000000u;
+        if (local == 0u) {
+            atomicStore(&walk_wg_rotor, rotor);
+        }
+    }
+    return heap_hash(rotor) + local;
+}
+
+// A reservation's ticket: nonzero, and with the lane's rank in its low bits, so that the
+// lanes of one subgroup differ there.
+fn walk_ticket(seed: u32, rank: u32) -> u32 {
+    return (seed << 7u) | rank | 0x80000000u;
 }
 
 // Reserves `n` of `total` items, all or none; returns a ticket (nonzero), or 0 if there
 // were not enough (what it took is given back).
 fn walk_reserve(n: u32, total: u32) -> u32 {
-    let rotor = atomicAdd(&heap_meta[WALK_ROTOR], 1u);
-    let got = walk_take(n, total, rotor);
+    let seed = walk_seed();
+    let got = walk_take(n, total, seed);
     if (got < n) {
         if (got > 0u) {
-            atomicAdd(&heap_meta[walk_shard(heap_hash(rotor))], got);
+            atomicAdd(&heap_meta[walk_shard(seed)], got);
         }
         return 0u;
     }
-    return walk_ticket(rotor, 0u);
+    return walk_ticket(seed, 0u);
 }
 
 // Sets the free count to `items`, spread evenly over the shards (init, one invocation).
@@ -211,15 +251,14 @@ fn walk_unreserve(n: u32, key: u32) {
 #endif
 }
 
-// The rotor value of the calling lane's subgroup's joint reservation (its own where it
-// reserved alone): the lanes of a subgroup start their walks at the word it picks, so that
+// The seed of the calling lane's subgroup's joint reservation (its own where it reserved
+// alone): the lanes of a subgroup start their walks at the word it picks, so that
 // their pages land together and their frees touch few words.
 var<private> walk_group_ticket: u32 = 0u;
 
 // Reserves one item of `total` for each calling lane: its ticket, or 0 if there was none
 // for it, as walk_reserve(1u, total). Where subgroups exist, the lanes of a subgroup reserve
-// together: the first lane takes a rotor ticket and up to their number of items
-// (walk_take), and the first that many lanes (by rank) get one each. A subgroup that finds
+// together: the first lane takes a seed and up to their number of items (walk_take), and the first that many lanes (by rank) get one each. A subgroup that finds
 // fewer than it has lanes therefore takes every item it saw, and its other lanes fail
 // only where every shard was empty. As in rw_malloc's aggregation, this relies on the
 // lanes meeting again after the leader's branch before the broadcast (structured control
@@ -228,19 +267,19 @@ fn walk_reserve_one(total: u32) -> u32 {
 #ifdef GPU_HEAP_SUBGROUPS
     let rank = subgroupExclusiveAdd(1u);
     let lanes = subgroupAdd(1u);
-    var rotor = 0u;
+    var seed = 0u;
     var got = 0u;
     if (rank == 0u) {
-        rotor = atomicAdd(&heap_meta[WALK_ROTOR], 1u);
-        got = walk_take(lanes, total, rotor);
+        seed = walk_seed();
+        got = walk_take(lanes, total, seed);
     }
-    rotor = subgroupBroadcastFirst(rotor);
+    seed = subgroupBroadcastFirst(seed);
     got = subgroupBroadcastFirst(got);
-    walk_group_ticket = rotor;
+    walk_group_ticket = seed;
     if (rank >= got) {
         return 0u;
     }
-    return walk_ticket(rotor, rank);
+    return walk_ticket(seed, rank);
 #else
     let ticket = walk_reserve(1u, total);
     walk_group_ticket = ticket;

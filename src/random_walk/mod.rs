@@ -46,17 +46,20 @@ impl Default for RandomWalkParams {
     }
 }
 
-/// heap_meta words of the walk's scalars: the rotor (a counter of reservations whose old
-/// value seeds a walk), then the instrumented build's 64-bit step and walk counters.
+/// heap_meta words of the walk's scalars: the rotor (a counter of the workgroups that
+/// reserved, which seeds the walks), then the instrumented build's 64-bit step and walk
+/// counters.
 const WALK_ROTOR: u64 = STAT_WORDS;
 pub(crate) const WALK_STEPS: u64 = STAT_WORDS + 8;
 const WALK_WALKS: u64 = WALK_STEPS + 2;
 /// The free count follows the scalars in shards (walk.wgsl says why), each on a 128-byte
 /// line of its own; the flags or bitmaps follow the shards.
 const WALK_SHARD: u64 = STAT_WORDS + STRATEGY_SCALAR_WORDS;
-const WALK_SHARDS: u64 = 16;
+const WALK_SHARDS: u64 = 32;
 const WALK_SHARD_STRIDE: u64 = 32;
 const WALK_STATE: u64 = WALK_SHARD + WALK_SHARDS * WALK_SHARD_STRIDE;
+// A malloc that finds its first shard short notes the others in a 32-bit mask.
+const _: () = assert!(WALK_SHARDS.is_power_of_two() && WALK_SHARDS <= 32);
 /// Largest RW_malloc request (also capped by the segment size).
 const RW_MALLOC_MAX_ALLOC: u64 = 1 << 20;
 /// Pages or units are counted in u32 with a wrap check (walk_reserve): below 2^31.

@@ -12,6 +12,10 @@
 // (GPU_HEAP_COUNT_STEPS) leaves that try out, so that TAS measures the paper's walk.
 // Invariants: see bitmap.wgsl.
 //
+// Where subgroups exist, the lanes claim their bits of the subgroup's word with one atomicOr
+// (rwbm_claim_first), as they clear them (rwbm_clear); a lane whose bit was taken tries the
+// word's other bits alone.
+//
 // Loops, all bounded: the subgroup's word, RWBM_RANDOM_STEPS random words; then the
 // summary-guided sweep and, if its hints were stale, a plain sweep of every word
 // (bitmap.wgsl). If a reserved malloc still finds nothing (frees and claims racing past the
@@ -32,7 +36,7 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     let words = rwbm_live_words();
 #ifndef GPU_HEAP_COUNT_STEPS
     // First the subgroup's word, each lane rotated to a different bit.
-    let first = rwbm_claim_in_word(heap_hash(walk_group_ticket) % words, ticket);
+    let first = rwbm_claim_first(heap_hash(walk_group_ticket) % words, ticket);
     if (first != WALK_NONE) {
         return rwbm_handle(first);
     }
@@ -54,4 +58,29 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     }
     walk_unreserve(1u, ticket);
     return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+}
+
+// The subgroup's word w: every lane wants bit `ticket & 31` (its rank: walk_ticket), and
+// where subgroups exist the first lane sets them all with one atomicOr, each lane reading
+// its own bit in the old value. Lanes of rank 32 and up, and lanes whose bit was taken, try
+// the word alone (rwbm_claim_in_word). Returns the page, or WALK_NONE. Called by every lane
+// that holds a reservation, together (no lane has left the subgroup in between).
+fn rwbm_claim_first(w: u32, ticket: u32) -> u32 {
+#ifdef GPU_HEAP_SUBGROUPS
+    let joins = (ticket & 127u) < 32u;
+    let mask = select(0u, 1u << (ticket & 31u), joins);
+    let want = subgroupOr(mask);
+    var old = 0u;
+    if (subgroupExclusiveAdd(1u) == 0u) {
+        old = atomicOr(&heap_meta[RWBM_BITMAP + w], want);
+        if ((old | want) == 0xffffffffu && (want & ~old) != 0u) {
+            atomicOr(&heap_meta[RWBM_SUMMARY + (w >> 5u)], 1u << (w & 31u));
+        }
+    }
+    old = subgroupBroadcastFirst(old);
+    if (joins && (old & mask) == 0u) {
+        return (w << 5u) + (ticket & 31u);
+    }
+#endif
+    return rwbm_claim_in_word(w, ticket);
 }

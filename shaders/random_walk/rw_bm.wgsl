@@ -60,16 +60,19 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
 }
 
-// The subgroup's word w: every lane wants bit `ticket & 31` (its rank: walk_ticket), and
-// where subgroups exist the first lane sets them all with one atomicOr, each lane reading
-// its own bit in the old value. Lanes of rank 32 and up, and lanes whose bit was taken, try
-// the word alone (rwbm_claim_in_word). Returns the page, or WALK_NONE. Called by every lane
-// that holds a reservation, together (no lane has left the subgroup in between).
+// The subgroup's word w: every lane wants bit `ticket & 31` (its rank: walk_ticket). Where
+// subgroups exist, the lanes read the word, and the first lane sets the wanted bits that
+// were clear with one atomicOr, each lane reading its own bit in the old value. The read
+// comes first because on a word that is not in the cache the lone atomicOr was the slower
+// of the two. Lanes of rank 32 and up, and lanes whose bit was taken, try the word alone
+// (rwbm_claim_in_word). Returns the page, or WALK_NONE. Called by every lane that holds a
+// reservation, together (no lane has left the subgroup in between).
 fn rwbm_claim_first(w: u32, ticket: u32) -> u32 {
 #ifdef GPU_HEAP_SUBGROUPS
-    let joins = (ticket & 127u) < 32u;
-    let mask = select(0u, 1u << (ticket & 31u), joins);
-    let want = subgroupOr(mask);
+    let mask = 1u << (ticket & 31u);
+    let used = atomicLoad(&heap_meta[RWBM_BITMAP + w]);
+    let joins = (ticket & 127u) < 32u && (used & mask) == 0u;
+    let want = subgroupOr(select(0u, mask, joins));
     var old = 0u;
     if (subgroupExclusiveAdd(1u) == 0u) {
         old = atomicOr(&heap_meta[RWBM_BITMAP + w], want);

@@ -1,4 +1,5 @@
-// gpu-heap: the one file user shaders include.
+// gpu-heap: the one file user shaders include, in compute shaders (the random walks keep
+// workgroup variables).
 //
 // Provides
 //   malloc(size_bytes: u32) -> u32   a handle to at least `size_bytes` bytes, 16-byte aligned;

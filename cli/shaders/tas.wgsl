@@ -5,7 +5,7 @@
 //
 // Prefill: page p is marked used iff tas_permute(p) < params.used, where tas_permute is a
 // bijection of [0, 2^bits) (odd multiplications and xor-shifts modulo 2^bits), so exactly
-// `used` pages are used, spread at random; invocation 0 sets the reservation counter to the
+// `used` pages are used, spread at random; invocation 0 sets the free count to the
 // remaining free pages. The host creates the heap with 2^bits pages.
 // Loops: none here (malloc's are bounded).
 #include "alloc.wgsl"

@@ -161,7 +161,8 @@ fn strategy_grow(from_units: u32, to_units: u32) {
     atomicAnd(&heap_meta[RWBM_SUMMARY + (f >> 5u)], ~(1u << (f & 31u)));
 }
 
-// For the TAS tool: marks `page` used without a malloc (the tool sets the free count itself: walk_free_set).
+// For the TAS tool: marks `page` used without a malloc (the tool sets the free count:
+// walk_free_set).
 fn walk_prefill(page: u32) {
     let w = page >> 5u;
     let mask = 1u << (page & 31u);

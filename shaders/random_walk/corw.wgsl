@@ -24,7 +24,7 @@
 // wrong, never shared: the claim fails (or claims another genuinely free page) and the
 // lane keeps walking. The bits past the last page are set, so any index below
 // 32 RWBM_BITMAP_WORDS is safe to try; larger ones are ignored.
-// Invariants of the bitmap and the reservation counter: bitmap.wgsl and walk.wgsl.
+// Invariants of the bitmap and the free count: bitmap.wgsl and walk.wgsl.
 //
 // Loops, all bounded: CORW_ROUNDS rounds; in each, at most CORW_PASSES passes (a pass
 // serves at least one lane or drops at least one bit per giving lane); subgroup.wgsl's. Lanes still

@@ -1,4 +1,4 @@
-// RW: the basic random walk (Pham & Tu, section 3, Algorithm 1), with a reservation counter
+// RW: the basic random walk (Pham & Tu, section 3, Algorithm 1), with a count of free pages
 // added for the progress rule (walk.wgsl).
 //
 // State: one u32 flag per page at heap_meta[RW_FLAGS + page]: 0 free, 1 in use.
@@ -15,10 +15,10 @@
 //
 // Growth: walks, sweeps and free cover the committed pages only (walk.wgsl).
 //
-// Loops, all bounded: the trim check reads 32 flags; RW_RANDOM_STEPS random flags (enough for the paper's 0.5 %-free
-// scenario, where a step succeeds with probability 1/200); then one sweep of every flag from
-// a random start. A reserved malloc that finds nothing (frees and claims racing past its
-// sweep) returns its reservation and fails with HEAP_CONTENTION.
+// Loops, all bounded: the trim check reads 32 flags; RW_RANDOM_STEPS random flags (enough for the
+// paper's 0.5 %-free scenario, where a step succeeds with probability 1/200); then one sweep of
+// every flag from a random start. A reserved malloc that finds nothing (frees and claims racing
+// past its sweep) returns its reservation and fails with HEAP_CONTENTION.
 
 #include "walk.wgsl"
 
@@ -115,7 +115,8 @@ fn strategy_trim(from_units: u32, to_units: u32) {
     walk_free_remove(old_end - (to_units >> RWBM_PAGE_SHIFT));
 }
 
-// For the TAS tool: marks `page` used without a malloc (the tool sets the free count itself: walk_free_set).
+// For the TAS tool: marks `page` used without a malloc (the tool sets the free count:
+// walk_free_set).
 fn walk_prefill(page: u32) {
     atomicStore(&heap_meta[RW_FLAGS + page], 1u);
 }

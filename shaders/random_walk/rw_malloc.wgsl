@@ -16,11 +16,11 @@
 // Invariants
 //   - Live allocations are disjoint runs of used bits, each with exactly one start and one
 //     end bit, so the first end bit at or after a start bit is that allocation's end.
-//   - malloc reserves its units in the free count first (walk.wgsl: exact exhaustion of
-//     units), then claims the run's used bits word by word with atomicOr; if a word's old value shows a
-//     bit already set, it clears the bits it set itself (they were zero before, so no one
-//     else owns them) and those of the earlier words (wholly its own), so a claim is all or
-//     nothing. Only then does it set the end bit and, last, the start bit.
+//   - malloc reserves its units in the free count first (walk.wgsl; one shard, so that exhaustion
+//     is exact for runs of any length), then claims the run's used bits word by word with atomicOr;
+//     if a word's old value shows a bit already set, it clears the bits it set itself (they were
+//     zero before, so no one else owns them) and those of the earlier words (wholly its own), so a
+//     claim is all or nothing. Only then does it set the end bit and, last, the start bit.
 //   - free clears the start bit first (one winner: a second free of the same pointer, or a
 //     free of a pointer that is not a start, sees it clear: HEAP_INVALID_FREE), then the end
 //     bit, then the used bits, and returns the units to the free count last.
@@ -55,13 +55,12 @@
 //     (a cap on lost claims per sweep would fail mallocs with HEAP_CONTENTION in the round
 //     that fills the heap).
 //
-// Loops, all bounded: RWM_RANDOM_STEPS random steps, each a grid slot (at most
-// RWM_MAX_WORDS words, two of them) and a window of ceil(n / 32) + 1 words after a look back of at most
-// ceil(n / 32) words; then
-// a sweep of every committed word once from a random start (a lost claim resumes it at the
-// word after the run's first word, or the next word, so it restarts fewer times than it has
-// words); claims and releases visit at most RWM_MAX_WORDS words; free's search for the end
-// bit reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
+// Loops, all bounded: RWM_RANDOM_STEPS random steps, each a grid slot (at most RWM_MAX_WORDS words,
+// two of them) and a window of ceil(n / 32) + 1 words after a look back of at most ceil(n / 32)
+// words; then a sweep of every committed word once from a random start (a lost claim resumes it at
+// the word after the run's first word, or the next word, so it restarts fewer times than it has
+// words); claims and releases visit at most RWM_MAX_WORDS words; free's search for the end bit
+// reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
 
 #include "walk.wgsl"
 #include "bitmap_hooks.wgsl"

@@ -2,7 +2,7 @@
 // where their per-page state starts, and the optional step instrumentation.
 //
 // heap_meta layout after the statistics (STAT_WORDS):
-//   WALK_ROTOR       a counter of workgroups that reserved: seeds walks (walk_seed)
+//   WALK_ROTOR       picks the shard a malloc takes from first (walk_home)
 //   WALK_STEPS..+1   64-bit total of walk steps       (GPU_HEAP_COUNT_STEPS builds only)
 //   WALK_WALKS..+1   64-bit count of finished walks   (GPU_HEAP_COUNT_STEPS builds only)
 //   WALK_SHARD..     the free count, split into WALK_SHARDS shards WALK_SHARD_STRIDE words
@@ -20,15 +20,16 @@
 // The free count (the progress rule's exact exhaustion): malloc takes what it needs from
 // the count before it walks, so a walk only starts when enough free state exists, and
 // exhaustion is an immediate HEAP_OUT_OF_MEMORY. free gives its items back after it
-// cleared them. The count is split into shards because every free and every malloc
-// changes it: one word would take a million same-address atomics per million calls, one
-// after another. A free adds to the shard its item's hash picks; a malloc takes from the
-// shard its seed picks and, if that one is short, from every other shard it finds
-// non-empty (walk_take). Taking is "take what is there": an atomicSub of the whole want,
-// and the part the shard did not have added back, so a shard never shows more than it
-// has, and one read below zero (wrapped past the heap's items) holds nothing. Hence
-// every shard only shrinks while nothing is freed, and a malloc that found all of them
-// empty is right: a heap that only allocates runs out exactly when it is full.
+// cleared them. The page walks split the count into shards because every free and every
+// malloc changes it, and one word would take a million same-address atomics per million
+// calls, one after another; RW_malloc keeps one shard (walk_reserve says why). A free adds
+// to the shard its item hashes to; a malloc takes from the shard walk_home picks and, if
+// that one is short, from every other shard it finds non-empty (walk_take). Taking is
+// "take what is there": an atomicSub of the whole want, and the part the shard did not
+// have added back, so a shard never shows more than it has. While nothing is freed, a
+// shard read below zero (wrapped past the heap's items) or at zero holds nothing and
+// stays so, and a malloc that found every shard so is right: a heap that only allocates
+// runs out exactly when it is full. The count a take saw seeds its walk (walk_seed_of).
 //
 // Growth (core/growth.wgsl): the state is sized for the reserved maximum (RWBM_PAGES,
 // RWM_UNITS); walks, sweeps and free's range check cover only the committed items
@@ -38,8 +39,8 @@
 // boundary word; trim, after checking the range free, does the reverse; the free count
 // moves by the items committed or released.
 //
-// Loops: walk_take and the shard helpers visit each of the WALK_SHARDS shards at most once
-// (twice for walk_take: a load, then a take).
+// Loops: walk_take, walk_note_free and the shard helpers visit each of the WALK_SHARDS
+// shards at most once per pass (walk_take and walk_free_remove make two).
 
 // WALK_ROTOR, WALK_SHARD, WALK_SHARDS (a power of two, at most 32), WALK_SHARD_STRIDE,
 // WALK_STEPS and WALK_WALKS (64-bit counters of the instrumented build) and WALK_STATE
@@ -53,6 +54,9 @@ fn walk_shard(k: u32) -> u32 {
     return WALK_SHARD + (k & (WALK_SHARDS - 1u)) * WALK_SHARD_STRIDE;
 }
 
+// The count of the shard that the calling lane's last walk_take_from took from, before.
+var<private> walk_before: u32 = 0u;
+
 // Takes up to `want` items from shard k ("take what is there"); returns how many it took.
 // `total` is the most a shard can hold: a value above it is a shard read below zero.
 fn walk_take_from(k: u32, want: u32, total: u32) -> u32 {
@@ -62,52 +66,70 @@ fn walk_take_from(k: u32, want: u32, total: u32) -> u32 {
     if (got < want) {
         atomicAdd(&heap_meta[shard], want - got);
     }
+    walk_before = before;
     return got;
 }
 
 // Takes up to `want` items from the free count: from shard `home` first, then, if that
-// one was short, from each other shard that one pass of loads shows non-empty. Returns how
-// many it took.
+// one was short, from each other shard, in order after `home`, that one pass of loads
+// shows non-empty. Returns how many it took; walk_seed_of(home) then seeds the walk.
 fn walk_take(want: u32, total: u32, home: u32) -> u32 {
     var got = walk_take_from(home, want, total);
-#ifdef GPU_HEAP_GROWABLE
+    let home_before = walk_before;
     if (got > 0u) {
-        // The growth watermark's estimate of the whole count: the home shard's times their
-        // number (frees spread over the shards by hash).
-        let left = min(atomicLoad(&heap_meta[walk_shard(home)]), 0xffffffffu / WALK_SHARDS);
-        heap_note_free_items(left * WALK_SHARDS);
+        walk_note_free(home_before - got, total);
     }
-#endif
-    if (got == want) {
-        return got;
+    if (got < want && WALK_SHARDS > 1u) {
+        var open = 0u;
+        for (var k = 0u; k < WALK_SHARDS; k++) {
+            let seen = atomicLoad(&heap_meta[walk_shard(k)]);
+            open |= select(0u, 1u << k, seen != 0u && seen <= total);
+        }
+        for (var i = 1u; i < WALK_SHARDS && got < want; i++) {
+            let k = (home + i) & (WALK_SHARDS - 1u);
+            if ((open & (1u << k)) != 0u) {
+                got += walk_take_from(k, want - got, total);
+            }
+        }
     }
-    var open = 0u;
-    for (var k = 0u; k < WALK_SHARDS; k++) {
-        let seen = atomicLoad(&heap_meta[walk_shard(k)]);
-        open |= select(0u, 1u << k, seen != 0u && seen <= total);
-    }
-    open &= ~(1u << (home & (WALK_SHARDS - 1u)));
-    for (var i = 0u; i < WALK_SHARDS && open != 0u && got < want; i++) {
-        let k = firstTrailingBit(open);
-        open &= open - 1u;
-        got += walk_take_from(k, want - got, total);
-    }
+    walk_before = home_before;
     return got;
 }
 
-// The workgroup's share of the rotor: its first reservation takes one rotor ticket for the
-// whole workgroup and publishes it (with the top bit set, so that zero means "not yet"),
-// and every reservation takes a workgroup-local ticket. The rotor, one word for the whole
-// dispatch, thus sees one atomic per workgroup instead of one per subgroup. Seeds only
-// decide where walks start and which shard a malloc tries first, so a workgroup whose
-// memory was not zeroed costs spread, never a page.
+// Growth's low watermark (core/growth.wgsl), after a take left `left` items in its home
+// shard: the home shard times the shards is the estimate, and one under the watermark is
+// checked against the sum of every shard before it counts.
+fn walk_note_free(left: u32, total: u32) {
+#ifdef GPU_HEAP_GROWABLE
+    var free_items = min(left, 0xffffffffu / WALK_SHARDS) * WALK_SHARDS;
+    if (WALK_SHARDS > 1u && free_items < atomicLoad(&heap_meta[HEAP_WATERMARK])) {
+        free_items = 0u;
+        for (var k = 0u; k < WALK_SHARDS; k++) {
+            let seen = atomicLoad(&heap_meta[walk_shard(k)]);
+            free_items += select(seen, 0u, seen > total);
+        }
+    }
+    heap_note_free_items(free_items);
+#endif
+}
+
+// The workgroup's share of the rotor, which picks the shard a malloc takes from first:
+// the workgroup's first reservation takes one rotor ticket for all of it and publishes it
+// (with the top bit set, so that zero means "not yet"), and every reservation takes a
+// workgroup-local ticket. The rotor, one word for the whole dispatch, thus sees about one
+// atomic per workgroup instead of one per subgroup. A workgroup whose memory was not
+// zeroed costs spread, never a page. These are the library's only workgroup variables,
+// and the reason malloc is for compute shaders only.
 var<workgroup> walk_wg_tickets: atomic<u32>;
 var<workgroup> walk_wg_rotor: atomic<u32>;
 
-// A seed that differs between reservations in flight: the workgroup's rotor ticket mixed,
-// plus a workgroup-local ticket. A reservation that finds the workgroup's ticket not yet
-// published takes a rotor ticket of its own.
-fn walk_seed() -> u32 {
+// The shard a reservation takes from first: the workgroup's rotor ticket mixed, plus a
+// workgroup-local ticket. A reservation that finds the workgroup's ticket not yet
+// published takes a rotor ticket of its own. With one shard, always that one.
+fn walk_home() -> u32 {
+    if (WALK_SHARDS == 1u) {
+        return 0u;
+    }
     let local = atomicAdd(&walk_wg_tickets, 1u);
     var rotor = 0u;
     if (local != 0u) {
@@ -119,27 +141,37 @@ fn walk_seed() -> u32 {
             atomicStore(&walk_wg_rotor, rotor);
         }
     }
-    return heap_hash(rotor) + local;
+    return (heap_hash(rotor) + local) & (WALK_SHARDS - 1u);
 }
 
-// A reservation's ticket: nonzero, and with the lane's rank in its low bits, so that the
-// lanes of one subgroup differ there.
+// The seed of a walk that took from shard `home`, whose count was walk_before: unique
+// among takes in flight, because a shard's count hands each take its own value. With one
+// shard it is the count itself, as Pham & Tu's counter; after everything was freed, the
+// count, and so each round's seeds, come back.
+fn walk_seed_of(home: u32) -> u32 {
+    return walk_before ^ (home * 0x9e3779b9u);
+}
+
+// Lane `rank`'s ticket of a reservation seeded `seed`: nonzero, and consecutive among the
+// lanes of a subgroup, so that their low five bits differ.
 fn walk_ticket(seed: u32, rank: u32) -> u32 {
-    return (seed << 7u) | rank | 0x80000000u;
+    return (seed - rank) | 0x80000000u;
 }
 
 // Reserves `n` of `total` items, all or none; returns a ticket (nonzero), or 0 if there
-// were not enough (what it took is given back).
+// were not enough (what it took goes back to the first shard). Exact for n = 1, and with
+// one shard for any n (RW_malloc): with more shards, two reservations of several items
+// that each took part of what is left could both fail.
 fn walk_reserve(n: u32, total: u32) -> u32 {
-    let seed = walk_seed();
-    let got = walk_take(n, total, seed);
+    let home = walk_home();
+    let got = walk_take(n, total, home);
     if (got < n) {
         if (got > 0u) {
-            atomicAdd(&heap_meta[walk_shard(seed)], got);
+            atomicAdd(&heap_meta[walk_shard(home)], got);
         }
         return 0u;
     }
-    return walk_ticket(seed, 0u);
+    return walk_ticket(walk_seed_of(home), 0u);
 }
 
 // Sets the free count to `items`, spread evenly over the shards (init, one invocation).
@@ -161,14 +193,18 @@ fn walk_free_add(items: u32) {
     }
 }
 
-// Takes `items` out of the free count (trim, one invocation, between dispatches: no
-// reservation is in flight, so the shards hold every free item of the range it removes).
+// Takes `items` out of the free count, evenly where the shards allow (trim, one invocation,
+// between dispatches: no reservation is in flight, so the shards hold every free item of
+// the range it removes): first each shard's share, then what is left from any shard.
 fn walk_free_remove(items: u32) {
     var left = items;
-    for (var k = 0u; k < WALK_SHARDS; k++) {
-        let here = min(atomicLoad(&heap_meta[walk_shard(k)]), left);
-        atomicSub(&heap_meta[walk_shard(k)], here);
-        left -= here;
+    for (var round = 0u; round < 2u; round++) {
+        for (var k = 0u; k < WALK_SHARDS; k++) {
+            let want = select(left, walk_share(items, k), round == 0u);
+            let here = min(min(atomicLoad(&heap_meta[walk_shard(k)]), want), left);
+            atomicSub(&heap_meta[walk_shard(k)], here);
+            left -= here;
+        }
     }
 }
 
@@ -251,18 +287,18 @@ fn walk_unreserve(n: u32, key: u32) {
 #endif
 }
 
-// The seed of the calling lane's subgroup's joint reservation (its own where it reserved
-// alone): the lanes of a subgroup start their walks at the word it picks, so that
+// The seed of the calling lane's subgroup's joint reservation (its own ticket where it
+// reserved alone): the lanes of a subgroup start their walks at the word it picks, so that
 // their pages land together and their frees touch few words.
 var<private> walk_group_ticket: u32 = 0u;
 
 // Reserves one item of `total` for each calling lane: its ticket, or 0 if there was none
 // for it, as walk_reserve(1u, total). Where subgroups exist, the lanes of a subgroup reserve
-// together: the first lane takes a seed and up to their number of items (walk_take), and the first that many lanes (by rank) get one each. A subgroup that finds
-// fewer than it has lanes therefore takes every item it saw, and its other lanes fail
-// only where every shard was empty. As in rw_malloc's aggregation, this relies on the
-// lanes meeting again after the leader's branch before the broadcast (structured control
-// flow, no loop in between).
+// together: the first lane takes up to their number of items (walk_take), which go to the
+// first lanes by rank. A subgroup that finds fewer than it has lanes therefore takes every
+// item it saw, and its other lanes fail only where every shard was empty. As in
+// rw_malloc's aggregation, this relies on the lanes meeting again after the leader's
+// branch before the broadcast (structured control flow, no loop in between).
 fn walk_reserve_one(total: u32) -> u32 {
 #ifdef GPU_HEAP_SUBGROUPS
     let rank = subgroupExclusiveAdd(1u);
@@ -270,8 +306,9 @@ fn walk_reserve_one(total: u32) -> u32 {
     var seed = 0u;
     var got = 0u;
     if (rank == 0u) {
-        seed = walk_seed();
-        got = walk_take(lanes, total, seed);
+        let home = walk_home();
+        got = walk_take(lanes, total, home);
+        seed = walk_seed_of(home);
     }
     seed = subgroupBroadcastFirst(seed);
     got = subgroupBroadcastFirst(got);

@@ -46,23 +46,24 @@ impl Default for RandomWalkParams {
     }
 }
 
-/// heap_meta words of the walk's scalars: the rotor (a counter of the workgroups that
-/// reserved, which seeds the walks), then the instrumented build's 64-bit step and walk
-/// counters.
+/// heap_meta words of the walk's scalars: the rotor (which picks a malloc's first shard of
+/// the free count: walk_seed), then the instrumented build's 64-bit step and walk counters.
 const WALK_ROTOR: u64 = STAT_WORDS;
 pub(crate) const WALK_STEPS: u64 = STAT_WORDS + 8;
 const WALK_WALKS: u64 = WALK_STEPS + 2;
 /// The free count follows the scalars in shards (walk.wgsl says why), each on a 128-byte
 /// line of its own; the flags or bitmaps follow the shards.
 const WALK_SHARD: u64 = STAT_WORDS + STRATEGY_SCALAR_WORDS;
-const WALK_SHARDS: u64 = 32;
 const WALK_SHARD_STRIDE: u64 = 32;
-const WALK_STATE: u64 = WALK_SHARD + WALK_SHARDS * WALK_SHARD_STRIDE;
+/// Shards of the page walks' free count. RW_malloc keeps one: its reservations are of many
+/// units, all or none, and two of them holding parts of split shards could both fail
+/// where one count lets one of them succeed.
+const PAGE_WALK_SHARDS: u32 = 32;
 // A malloc that finds its first shard short notes the others in a 32-bit mask.
-const _: () = assert!(WALK_SHARDS.is_power_of_two() && WALK_SHARDS <= 32);
+const _: () = assert!(PAGE_WALK_SHARDS.is_power_of_two() && PAGE_WALK_SHARDS <= 32);
 /// Largest RW_malloc request (also capped by the segment size).
 const RW_MALLOC_MAX_ALLOC: u64 = 1 << 20;
-/// Pages or units are counted in u32 with a wrap check (walk_reserve): below 2^31.
+/// Pages or units are counted in u32 with a wrap check (walk_take_from): below 2^31.
 const MAX_ITEMS: u64 = 1 << 31;
 
 /// The planned geometry of a random-walk heap.
@@ -85,6 +86,8 @@ pub(crate) struct WalkGeometry {
     /// Subgroups exist: reservations and releases of the free count are made per subgroup,
     /// and RW_malloc aggregates small requests.
     pub subgroups: bool,
+    /// Shards of the free count (a power of two, at most 32).
+    pub shards: u32,
     /// Largest malloc in bytes.
     pub max_alloc: u64,
 }
@@ -155,6 +158,7 @@ pub(crate) fn plan(input: &PlanInput) -> Result<WalkGeometry> {
             },
             max_items: (max_alloc / unit) as u32,
             subgroups,
+            shards: 1,
             max_alloc,
         };
         return Ok(geometry);
@@ -195,9 +199,17 @@ pub(crate) fn plan(input: &PlanInput) -> Result<WalkGeometry> {
         segment_words: 0,
         max_items: 1,
         subgroups,
+        shards: PAGE_WALK_SHARDS,
         max_alloc: page,
     };
     Ok(geometry)
+}
+
+impl WalkGeometry {
+    /// The heap_meta word where the flags or bitmaps start, after the shards.
+    fn state_start(&self) -> u64 {
+        WALK_SHARD + self.shards as u64 * WALK_SHARD_STRIDE
+    }
 }
 
 impl StrategyPlan for WalkGeometry {
@@ -219,7 +231,7 @@ impl StrategyPlan for WalkGeometry {
     }
 
     fn state_end_word(&self) -> u64 {
-        WALK_STATE + self.state_words
+        self.state_start() + self.state_words
     }
 
     fn uses_subgroups(&self) -> bool {
@@ -235,9 +247,9 @@ impl StrategyPlan for WalkGeometry {
             ("WALK_STEPS", WALK_STEPS),
             ("WALK_WALKS", WALK_WALKS),
             ("WALK_SHARD", WALK_SHARD),
-            ("WALK_SHARDS", WALK_SHARDS),
+            ("WALK_SHARDS", self.shards as u64),
             ("WALK_SHARD_STRIDE", WALK_SHARD_STRIDE),
-            ("WALK_STATE", WALK_STATE),
+            ("WALK_STATE", self.state_start()),
         ];
         let shift = self.item_units.trailing_zeros() as u64;
         let items = [

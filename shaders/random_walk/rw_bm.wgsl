@@ -59,10 +59,11 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
 // The subgroup's word w: every lane wants bit `ticket & 31` (the tickets of a subgroup are
 // consecutive: walk_ticket). Where subgroups exist, the lanes read the word, and the first
 // lane sets the wanted bits that were clear with one atomicOr, each lane reading its own
-// bit in the old value. The read comes first because on a word that is not in the cache
-// the lone atomicOr was the slower of the two. Lanes of rank 32 and up, lanes whose bit was
-// taken, and all of them if two lanes want one bit (tickets that are not consecutive among
-// the lanes here), try the word alone (rwbm_claim_in_word). Returns the page, or WALK_NONE.
+// bit in the old value. The read comes first: on a word that is not in the cache, a lone
+// atomicOr is slower than a read and then the atomicOr (BENCHMARKS.md). Lanes of rank 32
+// and up, lanes whose bit was taken, and all of them if two lanes want one bit (tickets
+// that are not consecutive among the lanes here), try the word alone (rwbm_claim_in_word).
+// Returns the page, or WALK_NONE.
 fn rwbm_claim_first(w: u32, ticket: u32) -> u32 {
 #ifdef GPU_HEAP_SUBGROUPS
     let mask = 1u << (ticket & 31u);

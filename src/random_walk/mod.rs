@@ -47,7 +47,7 @@ impl Default for RandomWalkParams {
 }
 
 /// heap_meta words of the walk's scalars: the rotor (which picks a malloc's first shard of
-/// the free count: walk_seed), then the instrumented build's 64-bit step and walk counters.
+/// the free count: walk_home), then the instrumented build's 64-bit step and walk counters.
 const WALK_ROTOR: u64 = STAT_WORDS;
 pub(crate) const WALK_STEPS: u64 = STAT_WORDS + 8;
 const WALK_WALKS: u64 = WALK_STEPS + 2;

@@ -29,7 +29,7 @@
 // have added back, so a shard never shows more than it has. While nothing is freed, a
 // shard read below zero (wrapped past the heap's items) or at zero holds nothing and
 // stays so, and a malloc that found every shard so is right: a heap that only allocates
-// runs out exactly when it is full. The count a take saw seeds its walk (walk_seed_of).
+// runs out exactly when it is full. The count a take saw seeds its walk (walk_seed).
 //
 // Growth (core/growth.wgsl): the state is sized for the reserved maximum (RWBM_PAGES,
 // RWM_UNITS); walks, sweeps and free's range check cover only the committed items
@@ -54,46 +54,52 @@ fn walk_shard(k: u32) -> u32 {
     return WALK_SHARD + (k & (WALK_SHARDS - 1u)) * WALK_SHARD_STRIDE;
 }
 
-// The count of the shard that the calling lane's last walk_take_from took from, before.
-var<private> walk_before: u32 = 0u;
+// Shard k's count as a load sees it: zero for a shard read below zero (wrapped past
+// `total`, the most a shard can hold), which holds nothing.
+fn walk_shard_count(k: u32, total: u32) -> u32 {
+    let seen = atomicLoad(&heap_meta[walk_shard(k)]);
+    return select(seen, 0u, seen > total);
+}
 
-// Takes up to `want` items from shard k ("take what is there"); returns how many it took.
-// `total` is the most a shard can hold: a value above it is a shard read below zero.
-fn walk_take_from(k: u32, want: u32, total: u32) -> u32 {
+// What a take got, and the count of its first shard before it.
+struct WalkTake {
+    got: u32,
+    before: u32,
+}
+
+// Takes up to `want` items from shard k ("take what is there"). `total` is the most a
+// shard can hold: a value above it is a shard read below zero.
+fn walk_take_from(k: u32, want: u32, total: u32) -> WalkTake {
     let shard = walk_shard(k);
     let before = atomicSub(&heap_meta[shard], want);
     let got = select(min(before, want), 0u, before > total);
     if (got < want) {
         atomicAdd(&heap_meta[shard], want - got);
     }
-    walk_before = before;
-    return got;
+    return WalkTake(got, before);
 }
 
 // Takes up to `want` items from the free count: from shard `home` first, then, if that
 // one was short, from each other shard, in order after `home`, that one pass of loads
-// shows non-empty. Returns how many it took; walk_seed_of(home) then seeds the walk.
-fn walk_take(want: u32, total: u32, home: u32) -> u32 {
-    var got = walk_take_from(home, want, total);
-    let home_before = walk_before;
-    if (got > 0u) {
-        walk_note_free(home_before - got, total);
+// shows non-empty. walk_seed(home, its `before`) then seeds the walk.
+fn walk_take(want: u32, total: u32, home: u32) -> WalkTake {
+    var take = walk_take_from(home, want, total);
+    if (take.got > 0u) {
+        walk_note_free(take.before - take.got, total);
     }
-    if (got < want && WALK_SHARDS > 1u) {
+    if (take.got < want && WALK_SHARDS > 1u) {
         var open = 0u;
         for (var k = 0u; k < WALK_SHARDS; k++) {
-            let seen = atomicLoad(&heap_meta[walk_shard(k)]);
-            open |= select(0u, 1u << k, seen != 0u && seen <= total);
+            open |= select(0u, 1u << k, walk_shard_count(k, total) != 0u);
         }
-        for (var i = 1u; i < WALK_SHARDS && got < want; i++) {
+        for (var i = 1u; i < WALK_SHARDS && take.got < want; i++) {
             let k = (home + i) & (WALK_SHARDS - 1u);
             if ((open & (1u << k)) != 0u) {
-                got += walk_take_from(k, want - got, total);
+                take.got += walk_take_from(k, want - take.got, total).got;
             }
         }
     }
-    walk_before = home_before;
-    return got;
+    return take;
 }
 
 // Growth's low watermark (core/growth.wgsl), after a take left `left` items in its home
@@ -105,8 +111,7 @@ fn walk_note_free(left: u32, total: u32) {
     if (WALK_SHARDS > 1u && free_items < atomicLoad(&heap_meta[HEAP_WATERMARK])) {
         free_items = 0u;
         for (var k = 0u; k < WALK_SHARDS; k++) {
-            let seen = atomicLoad(&heap_meta[walk_shard(k)]);
-            free_items += select(seen, 0u, seen > total);
+            free_items += walk_shard_count(k, total);
         }
     }
     heap_note_free_items(free_items);
@@ -144,12 +149,12 @@ fn walk_home() -> u32 {
     return (heap_hash(rotor) + local) & (WALK_SHARDS - 1u);
 }
 
-// The seed of a walk that took from shard `home`, whose count was walk_before: unique
-// among takes in flight, because a shard's count hands each take its own value. With one
-// shard it is the count itself, as Pham & Tu's counter; after everything was freed, the
-// count, and so each round's seeds, come back.
-fn walk_seed_of(home: u32) -> u32 {
-    return walk_before ^ (home * 0x9e3779b9u);
+// The seed of a walk that took from shard `home`, whose count was `before`: unique among
+// takes in flight, because a shard's count hands each take its own value. With one shard
+// it is the count itself, as Pham & Tu's counter; after everything was freed, the count,
+// and so each round's seeds, come back.
+fn walk_seed(home: u32, before: u32) -> u32 {
+    return before ^ (home * 0x9e3779b9u);
 }
 
 // Lane `rank`'s ticket of a reservation seeded `seed`: nonzero, and consecutive among the
@@ -164,14 +169,14 @@ fn walk_ticket(seed: u32, rank: u32) -> u32 {
 // that each took part of what is left could both fail.
 fn walk_reserve(n: u32, total: u32) -> u32 {
     let home = walk_home();
-    let got = walk_take(n, total, home);
-    if (got < n) {
-        if (got > 0u) {
-            atomicAdd(&heap_meta[walk_shard(home)], got);
+    let take = walk_take(n, total, home);
+    if (take.got < n) {
+        if (take.got > 0u) {
+            atomicAdd(&heap_meta[walk_shard(home)], take.got);
         }
         return 0u;
     }
-    return walk_ticket(walk_seed_of(home), 0u);
+    return walk_ticket(walk_seed(home, take.before), 0u);
 }
 
 // Sets the free count to `items`, spread evenly over the shards (init, one invocation).
@@ -307,8 +312,9 @@ fn walk_reserve_one(total: u32) -> u32 {
     var got = 0u;
     if (rank == 0u) {
         let home = walk_home();
-        got = walk_take(lanes, total, home);
-        seed = walk_seed_of(home);
+        let take = walk_take(lanes, total, home);
+        got = take.got;
+        seed = walk_seed(home, take.before);
     }
     seed = subgroupBroadcastFirst(seed);
     got = subgroupBroadcastFirst(got);

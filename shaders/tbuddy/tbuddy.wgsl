@@ -12,21 +12,15 @@
 // order the same way (the lowest of the next TB_BATCH_SHIFT orders with one available,
 // else the last of them) and split it into blocks of n: keep one, publish the rest and
 // signal them (the batch). Producing may climb several times; the batches are published on
-// the way down. free of order n publishes the block at its order and signals its
-// semaphore. Merging is on demand: a malloc that finds no block large enough although its
-// leaves are reserved merges the available pairs of a region of leaves through every order
-// (tb_coalesce) before it reports out of memory, and a trim merges its range first.
-//
-// Where this departs from the paper, and why:
-//   - The paper's batch is the two halves of one split; ours is up to 2^TB_BATCH_SHIFT
-//     blocks: with thousands of mallocs of one small order in flight, two blocks per
-//     producer leave nearly all of them waiting on one semaphore word.
-//   - The paper merges on free, climbing while the buddy is available. A program that
-//     frees many blocks of one size and then allocates that size again (the common case
-//     on a GPU: one kernel frees what the next one allocates) then pays twice: its frees
-//     climb the tree through every order's semaphore, and its next mallocs split the
-//     merged blocks again. Blocks stay at their order until a larger malloc needs them
-//     (tb_give_back), as UAlloc's bins already did.
+// the way down. Where the paper's batch is the two halves of one split, ours is up to
+// 2^TB_BATCH_SHIFT blocks: with thousands of mallocs of one small order in flight, two
+// blocks per producer leave nearly all of them waiting on one semaphore word. free of
+// order n: merge with the buddy while it is available (a take of the order's semaphore,
+// then of the buddy's bit), climbing an order each time; then publish the block and signal
+// its semaphore. A batch's blocks that all come back unallocated never meet a free that
+// merges them, so a malloc that finds no block large enough although its leaves are
+// reserved merges available pairs, order by order (tb_coalesce), before it reports out of
+// memory.
 //
 // Provides tb_malloc(size_bytes, mark), tb_free(ptr), tb_init() and the growth hooks' work
 // (tb_grow, tb_trim_check, tb_trim); tbuddy/strategy.wgsl makes them the tbuddy strategy,
@@ -55,20 +49,20 @@
 //     at the handle's leaf (blocks are disjoint, so there is at most one). Clearing its bit
 //     by atomicAnd decides between concurrent frees of one handle: the loser is an invalid
 //     free and changes nothing.
-//   - A merge takes both halves (semaphore unit, then bit) before it publishes the parent,
-//     so a block is never both available and inside an available parent. Merges leave an
-//     order alone while mallocs wait on it.
+//   - Merging is attempted before publishing and again after it (the buddy may have been
+//     published in between by its own free); a free that runs out of passes publishes
+//     what it holds. Two buddies freed at once may both stay published unmerged: both
+//     remain allocatable. Merges leave an order alone while mallocs wait on it.
 //   - Growth: blocks never cross a segment (TB_MAX_ORDER fits one), so the committed range
 //     is covered by whole blocks (tb_cover); grow publishes those of the new range, trim
 //     merges what is free in the released range, checks that it is available as exactly
 //     those blocks, and takes them.
 //
 // Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, or a search for
-// the block of a unit it holds), then at most TB_LAST_SCANS scans; the split and retire
-// loops are bounded by the orders; tb_cover by its block count; tb_merge_leaves by its
-// range's words in every order (tb_coalesce: a region of TB_SWEEP_LEAVES leaves, and a
-// malloc sweeps at most TB_MAX_SWEEPS regions); at_claim by its descents and scanned
-// words.
+// the block of a unit it holds), then at most TB_LAST_SCANS scans; the split, retire and
+// merge loops are bounded by the orders; tb_cover by its block count; tb_coalesce by
+// TB_SWEEP_WORDS words per order (a malloc sweeps at most TB_MAX_SWEEPS times), tb_coalesce_range by the range's words; at_claim by its
+// descents and scanned words.
 
 #include "../sync/bulk_semaphore.wgsl"
 #include "available_tree.wgsl"
@@ -170,16 +164,15 @@ fn tb_order_in_supply(want: u32, path: u32) -> u32 {
 }
 
 // Merges the available buddy pairs of order n whose indices lie in [lo, hi) (both even)
-// into their parents, scanning its words of layer 0 from the `start`-th on (modulo their
-// count). Returns the pairs whose two bits it read set, merged or not: one it could not
-// take is being merged by another sweep, or sits at an order that mallocs wait on, which
-// merges leave alone (tb_take).
-fn tb_merge_pairs(n: u32, lo: u32, hi: u32, start: u32) -> u32 {
+// into their parents, scanning at most `limit` of its words of layer 0, from the
+// `start`-th on; returns how many pairs it merged. Orders that mallocs wait on are left
+// alone (tb_take).
+fn tb_merge_pairs(n: u32, lo: u32, hi: u32, start: u32, limit: u32) -> u32 {
     let m = TB_TREE_SHIFT - n;
     let first = lo >> 5u;
     let words = ((hi + 31u) >> 5u) - first;
-    var seen = 0u;
-    for (var k = 0u; k < words; k++) {
+    var merged = 0u;
+    for (var k = 0u; k < min(words, limit); k++) {
         let w = first + (start + k) % words;
         let word = atomicLoad(&heap_meta[sb_layer_base(AT_BITMAP, 0u) + w]) & heap_bits_in(w, lo, hi);
         // Both nodes of a pair available: bits 2i and 2i + 1 (indices and nodes have the
@@ -189,53 +182,52 @@ fn tb_merge_pairs(n: u32, lo: u32, hi: u32, start: u32) -> u32 {
             let b = firstTrailingBit(pairs);
             pairs &= pairs - 1u;
             let v = w * 32u + b - (1u << m);
-            seen += 1u;
             if (!tb_take(n, v)) {
                 continue;
             }
             if (tb_take(n, v + 1u)) {
                 tb_give(n + 1u, v >> 1u);
+                merged += 1u;
             } else {
                 tb_give(n, v);
             }
         }
     }
-    return seen;
+    return merged;
 }
 
-// Merges the available pairs of leaves [a, b) order by order from 0 up, so that what is
-// free there becomes whole blocks: at each order the pairs of the range's nodes, and at the
-// orders where the range holds less than a pair, the pair that holds it (whose other half
-// an earlier merge of the neighbouring range made). Each order's scan starts at a word
-// drawn from `seed`, so that mallocs sweeping one range at once meet less. Returns the
-// pairs it found available (tb_merge_pairs): 0 when nothing is left to merge there.
-fn tb_merge_leaves(a: u32, b: u32, seed: u32) -> u32 {
-    var seen = 0u;
+// Words of each order's layer 0 that tb_coalesce scans.
+const TB_SWEEP_WORDS: u32 = 4096u;
+
+// Merges available pairs order by order from 0 up, in window `window` of each order's
+// words of layer 0 (TB_SWEEP_WORDS words from a start drawn from `seed`; consecutive
+// windows follow each other, so tb_sweep_windows() of them cover every word). A free
+// merges only along its own block's path, so the blocks a batch split publishes, if they
+// all come back without being allocated, stay apart; a malloc whose leaves are reserved
+// but which finds no block large enough sweeps before it gives up.
+fn tb_coalesce(seed: u32, window: u32) -> u32 {
+    var merged = 0u;
     for (var n = 0u; n < TB_MAX_ORDER; n++) {
         let m = TB_TREE_SHIFT - n; // at least 1: n < TB_MAX_ORDER <= TB_TREE_SHIFT
-        let first = (a >> n) & ~1u;
-        let end = max(((b >> n) + 1u) & ~1u, first + 2u);
-        seen += tb_merge_pairs(n, (1u << m) + first, (1u << m) + end, heap_hash(seed ^ n));
+        let start = heap_hash(seed ^ (n << 24u)) + window * TB_SWEEP_WORDS;
+        merged += tb_merge_pairs(n, 1u << m, 2u << m, start, TB_SWEEP_WORDS);
     }
-    return seen;
+    return merged;
 }
 
-// Leaves of the region tb_coalesce merges: at most 2 * TB_SWEEP_LEAVES / 32 words of the
-// available tree's layers 0 are read.
-const TB_SWEEP_LEAVES: u32 = 131072u;
-
-// Regions of TB_SWEEP_LEAVES that cover the tree.
-fn tb_sweep_regions() -> u32 {
-    return max((1u << TB_TREE_SHIFT) / TB_SWEEP_LEAVES, 1u);
+// Windows of TB_SWEEP_WORDS that cover the words of order 0, the largest.
+fn tb_sweep_windows() -> u32 {
+    return max((1u << TB_TREE_SHIFT) / (32u * TB_SWEEP_WORDS), 1u);
 }
 
-// Merges the `sweep`-th region after one drawn from `seed`, through every order. A malloc
-// whose leaves are reserved but which finds no block large enough sweeps consecutive
-// regions, so a block larger than a region forms once the regions it covers are swept.
-fn tb_coalesce(seed: u32, sweep: u32) -> u32 {
-    let region = (heap_hash(seed) + sweep) % tb_sweep_regions();
-    let a = region * TB_SWEEP_LEAVES;
-    return tb_merge_leaves(a, min(a + TB_SWEEP_LEAVES, 1u << TB_TREE_SHIFT), seed);
+// Merges every available pair of leaves [a, b) (multiples of the top order's size) order
+// by order, so that a free range is whole blocks again; for the trim check, which runs
+// with no malloc or free in flight.
+fn tb_coalesce_range(a: u32, b: u32) {
+    for (var n = 0u; n < TB_MAX_ORDER; n++) {
+        let m = TB_TREE_SHIFT - n;
+        tb_merge_pairs(n, (1u << m) + (a >> n), (1u << m) + (b >> n), 0u, 0xffffffffu);
+    }
 }
 
 // Splits block `got` of order `level` down to `want`: at each order of the path, publishes
@@ -279,7 +271,7 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     // newcomer's fast path may take the units a waiter reserved, so a waiter could
     // otherwise wait as long as newcomers keep coming.
     const TB_PATIENCE = 32u;
-    // Regions a malloc sweeps at most before it reports out of memory (64 cover 2^23
+    // Windows a malloc sweeps at most before it reports out of memory (64 cover 2^23
     // leaves).
     const TB_MAX_SWEEPS = 64u;
 
@@ -292,8 +284,8 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     var wait = bsem_new_wait();
     var status = HEAP_CONTENTION;
     var holding = false; // a unit of `level` is ours; its block is still to be found
-    var sweeps = 0u; // regions tb_coalesce swept
-    var dry = 0u; // the last sweeps in a row that found no pair to merge
+    var sweeps = 0u; // windows tb_coalesce swept
+    var dry = 0u; // the last sweeps in a row that merged nothing
     let seed = heap_hash(bsem_ticket ^ size_bytes);
     var got = AT_NONE;
     // The loop ends at the end of a round (a block found, or out of memory), never by a
@@ -344,20 +336,20 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
                 let back = tb_order_in_supply(want, path);
                 if (back == TB_NO_ORDER) {
                     // The reserved leaves are all in blocks smaller than this one: merge
-                    // a region of them, then start over; out of memory once sweeps of
-                    // every region and one more found no pair (the one more: mallocs
+                    // a window of them, then start over; out of memory once a sweep of
+                    // every window and one more merged nothing (the one more: mallocs
                     // sweeping at the same time merge what this one needs, and publish it
-                    // by the time it looks again), or after TB_MAX_SWEEPS regions.
+                    // by the time it looks again), or after TB_MAX_SWEEPS windows.
                     tb_retire(path);
                     path = 0u;
                     if (sweeps >= TB_MAX_SWEEPS) {
                         status = HEAP_OUT_OF_MEMORY;
                         continue;
                     }
-                    let pairs = tb_coalesce(seed, sweeps);
+                    let merged = tb_coalesce(seed, sweeps);
                     sweeps += 1u;
-                    dry = select(0u, dry + 1u, pairs == 0u);
-                    if (dry > tb_sweep_regions()) {
+                    dry = select(0u, dry + 1u, merged == 0u);
+                    if (dry > tb_sweep_windows()) {
                         status = HEAP_OUT_OF_MEMORY;
                         continue;
                     }
@@ -426,26 +418,33 @@ fn tb_free(ptr: u32) -> HeapFree {
             if ((old & bit.y) == 0u) {
                 break; // a concurrent free of the same handle won
             }
-            tb_give_back(n, leaf >> n);
+            tb_release(n, leaf >> n);
+            atomicAdd(&heap_meta[TB_FREE], 1u << n);
             return HeapFree(TB_LEAF_UNITS << n, HEAP_OK);
         }
     }
     return HeapFree(0u, HEAP_INVALID_FREE);
 }
 
-// Gives back block v of order n, no longer handed out: published at its order, without
-// merging, and its leaves counted free. For tb_free, and for UAlloc's bins (leaves that
-// tb_malloc handed out unmarked, which UAlloc tracks itself).
-fn tb_give_back(n: u32, v: u32) {
-    tb_give(n, v);
-    atomicAdd(&heap_meta[TB_FREE], 1u << n);
+// Gives back leaf `leaf`, a block of order 0 that tb_malloc handed out unmarked (UAlloc's
+// bins, which UAlloc tracks itself): published as it is, without merging it with its
+// buddy, which keeps a bin's give-back a few atomics; a malloc that wants a larger block
+// merges leaves when it finds none (tb_coalesce).
+fn tb_give_back(leaf: u32) {
+    tb_give(0u, leaf);
+    atomicAdd(&heap_meta[TB_FREE], 1u);
+}
+
+// Whether node v of order n has a buddy that can merge with it.
+fn tb_has_buddy(n: u32, v: u32) -> bool {
+    return n < TB_MAX_ORDER && (v ^ 1u) < (TB_LEAVES >> n);
 }
 
 // Takes node v of order n for a merge if it is available (semaphore unit first, then its
 // bit), unless mallocs wait on that order or a batch for them is in production: the unit
 // is then theirs, and merging it away would only make someone split again. Callers look
-// at v's bit first (a load of the bitmap), so that a pair not both available does not
-// touch the order's semaphore words, which every malloc of the order does.
+// at v's bit first (a load of a word few others touch), so that a free whose buddy is in
+// use does not touch the order's semaphore words, which every malloc of the order does.
 fn tb_take(n: u32, v: u32) -> bool {
     if (atomicLoad(&heap_meta[tb_sem(n) + 1u]) != 0u || !bsem_try_take(tb_sem(n), 1u)) {
         return false;
@@ -455,6 +454,29 @@ fn tb_take(n: u32, v: u32) -> bool {
     }
     bsem_signal(tb_sem(n), 1u, 0u);
     return false;
+}
+
+// Returns the owned block v of order n: merged with available buddies, then published.
+fn tb_release(order: u32, node: u32) {
+    var n = order;
+    var v = node;
+    // Each pass climbs an order, or publishes and then either ends or takes v back to
+    // merge it with a buddy published meanwhile; the last pass does not take it back.
+    let rounds = 2u * (TB_MAX_ORDER + 1u);
+    for (var round = 0u; round < rounds; round++) {
+        if (tb_has_buddy(n, v) && at_is_set(n, v ^ 1u) && tb_take(n, v ^ 1u)) {
+            v >>= 1u;
+            n += 1u;
+            continue;
+        }
+        tb_give(n, v);
+        if (round + 1u < rounds && tb_has_buddy(n, v) && at_is_set(n, v ^ 1u) && tb_take(n, v)) {
+            continue; // v is ours again: the next pass merges it, or publishes it again
+        }
+        return;
+    }
+    // The passes ran out while v was ours (merged or taken back): publish it as it is.
+    tb_give(n, v);
 }
 
 // Calls `publish` (true) or checks/takes (false) the blocks that cover leaves [a, b):
@@ -510,7 +532,7 @@ fn tb_grow(from_units: u32, to_units: u32) {
 fn tb_trim_check(from_units: u32, to_units: u32) -> bool {
     let a = to_units >> TB_LEAF_SHIFT;
     let b = min(from_units >> TB_LEAF_SHIFT, TB_LEAVES);
-    tb_merge_leaves(a, b, 0u);
+    tb_coalesce_range(a, b);
     return tb_cover(a, b, TB_COVER_CHECK);
 }
 

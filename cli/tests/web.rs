@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use gpu_heap_lavapipe::{find_on_path, is_debian};
+
 /// Runs `cmd` to its end, or stops it and everything it started after `limit`; panics
 /// unless it succeeded.
 fn run_bounded(mut cmd: Command, what: &str, limit: Duration) {
@@ -137,15 +139,8 @@ fn every_strategy_through_the_js_module_on_dawn_and_the_demo_page_in_chromium() 
 
 /// Chromium: $GPU_HEAP_CHROMIUM, else `chromium` on PATH.
 fn chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("GPU_HEAP_CHROMIUM") {
-        return Some(path.into());
+    match std::env::var_os("GPU_HEAP_CHROMIUM") {
+        Some(path) => Some(path.into()),
+        None => find_on_path("chromium"),
     }
-    let paths = std::env::var_os("PATH")?;
-    std::env::split_paths(&paths)
-        .map(|dir| dir.join("chromium"))
-        .find(|p| p.is_file())
-}
-
-fn is_debian() -> bool {
-    std::fs::read_to_string("/etc/os-release").is_ok_and(|s| s.lines().any(|l| l == "ID=debian"))
 }

@@ -18,6 +18,8 @@
 use std::path::Path;
 use std::process::Command;
 
+include!("src/host.rs");
+
 const OPT_OUT: &str = "GPU_HEAP_NO_LAVAPIPE_INSTALL";
 /// The first Mesa release whose lavapipe gpu-heap accepts (see `Error::UnsupportedAdapter`).
 const MESA_MIN_MAJOR: u32 = 24;
@@ -25,6 +27,7 @@ const MESA_MIN_MAJOR: u32 = 24;
 fn main() {
     println!("cargo:rerun-if-env-changed={OPT_OUT}");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/host.rs");
     if std::env::var_os(OPT_OUT).is_some() || !cfg!(target_os = "linux") {
         return;
     }
@@ -37,14 +40,14 @@ fn main() {
     if !has_apt() {
         return;
     }
-    if !on_path("node") || !on_path("npm") {
+    if find_on_path("node").is_none() || find_on_path("npm").is_none() {
         println!(
             "cargo:warning=gpu-heap: no Node.js or npm: installing them for the web tests \
              (scripts/install-node.sh; set {OPT_OUT} to skip)"
         );
         install("install-node.sh", "Node.js and npm");
     }
-    if is_debian() && !on_path("chromium") {
+    if is_debian() && find_on_path("chromium").is_none() {
         println!(
             "cargo:warning=gpu-heap: no Chromium: installing Debian's for the demo page test \
              (scripts/install-chromium.sh; set {OPT_OUT} to skip)"
@@ -112,18 +115,6 @@ fn install(name: &str, what: &str) {
         let how = if root { "bash" } else { "sudo" };
         println!("cargo:warning=gpu-heap: installing {what} failed; run `{how} {script}`");
     }
-}
-
-/// Whether this is Debian (not a derivative): the distribution whose Chromium package the
-/// demo page test installs.
-fn is_debian() -> bool {
-    std::fs::read_to_string("/etc/os-release").is_ok_and(|s| s.lines().any(|l| l == "ID=debian"))
-}
-
-/// Whether `program` is found on PATH.
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
 /// A GPU device node: Mesa's hardware drivers (`/dev/dri/renderD*`), NVIDIA's, or WSL's.

@@ -34,6 +34,7 @@ use crate::summary_bitmap::{layer_base_wgsl, plan_layers};
 const TB_FREE: u64 = STAT_WORDS;
 const TB_CLAIM_FAILURES: u64 = STAT_WORDS + 1;
 const TB_WAIT_FAILURES: u64 = STAT_WORDS + 2;
+pub(crate) const TB_MERGE_FAILURES: u64 = STAT_WORDS + 3;
 /// Leaves are counted in u32 node indices.
 const MAX_LEAVES: u64 = 1 << 31;
 /// Blocks are at most 2 GiB: sizes are u32.
@@ -157,6 +158,7 @@ impl TBuddyPlan {
             ("TB_FREE", TB_FREE),
             ("TB_CLAIM_FAILURES", TB_CLAIM_FAILURES),
             ("TB_WAIT_FAILURES", TB_WAIT_FAILURES),
+            ("TB_MERGE_FAILURES", TB_MERGE_FAILURES),
             ("TB_LEAF_UNITS", self.leaf_units),
             ("TB_LEAF_SHIFT", self.leaf_units.trailing_zeros() as u64),
             ("TB_LEAVES", self.leaves),
@@ -262,6 +264,10 @@ pub struct TBuddyReport {
     pub claim_failures: u64,
     /// Mallocs whose wait for a block ran out of rounds (HEAP_CONTENTION).
     pub wait_failures: u64,
+    /// Mallocs that swept for a block large enough and gave up with pairs still unmerged:
+    /// taken by other sweeps, or left alone for mallocs waiting at their order
+    /// (HEAP_CONTENTION).
+    pub merge_failures: u64,
 }
 
 impl TBuddyReport {
@@ -277,7 +283,7 @@ impl TBuddyReport {
     /// };
     /// assert_eq!(
     ///     books.summary(),
-    ///     "4 free leaves, 0 claim and 0 wait failures; \
+    ///     "4 free leaves, 0 claim, 0 wait and 0 merge failures; \
     ///      order 1: count 2, producing 0, reserved 0, available 2"
     /// );
     /// ```
@@ -292,10 +298,11 @@ impl TBuddyReport {
             })
             .collect();
         format!(
-            "{} free leaves, {} claim and {} wait failures; {}",
+            "{} free leaves, {} claim, {} wait and {} merge failures; {}",
             self.free_leaves,
             self.claim_failures,
             self.wait_failures,
+            self.merge_failures,
             orders.join("; ")
         )
     }
@@ -332,7 +339,7 @@ impl GpuHeap {
             FamilyPlan::UAlloc(p) => p.tbuddy(),
             _ => return Ok(None),
         };
-        let scalars = self.read_meta(TB_FREE, 3)?;
+        let scalars = self.read_meta(TB_FREE, 4)?;
         let sems = self.read_meta(p.sem_base, 2 * (p.max_order as u64 + 1))?;
         let bits = self.read_meta(p.layer_bases[0], (2u64 << p.tree_shift).div_ceil(32))?;
         let orders = (0..=p.max_order)
@@ -366,6 +373,7 @@ impl GpuHeap {
             free_leaves: scalars[0] as u64,
             claim_failures: scalars[1] as u64,
             wait_failures: scalars[2] as u64,
+            merge_failures: scalars[3] as u64,
         }))
     }
 }

@@ -20,11 +20,10 @@ use std::fmt::Write as _;
 use crate::error::{Error, Result};
 use crate::heap::GpuHeap;
 use crate::layout::UNIT_BYTES;
-use crate::meta::STAT_WORDS;
 use crate::ouroboros::shared::BSEM_R_BITS;
 use crate::strategy::{FamilyPlan, PlanInput, StrategyPlan};
 use crate::summary_bitmap::{layer_base_wgsl, plan_layers};
-use crate::tbuddy::TBuddyPlan;
+use crate::tbuddy::{TBuddyPlan, TB_MERGE_FAILURES};
 
 /// Bytes of a bin, the tree buddy's leaf under UAlloc.
 const BIN_BYTES: u64 = 4096;
@@ -32,12 +31,12 @@ const BIN_BYTES: u64 = 4096;
 const CLASSES: u64 = 8;
 /// Bitmap words per bin.
 const BITMAP_WORDS: u64 = 8;
-/// heap_meta scalars after the tree buddy's three: mallocs that failed for contention,
-/// holding a unit whose bin was not found, whose wait ran out of rounds, and holding a
-/// count whose bit was not found.
-const UA_CLAIM_FAILURES: u64 = STAT_WORDS + 3;
-const UA_WAIT_FAILURES: u64 = STAT_WORDS + 4;
-const UA_BIT_FAILURES: u64 = STAT_WORDS + 5;
+/// heap_meta scalars after the tree buddy's: mallocs that failed for contention, holding a
+/// unit whose bin was not found, whose wait ran out of rounds, and holding a count whose
+/// bit was not found.
+const UA_CLAIM_FAILURES: u64 = TB_MERGE_FAILURES + 1;
+const UA_WAIT_FAILURES: u64 = TB_MERGE_FAILURES + 2;
+const UA_BIT_FAILURES: u64 = TB_MERGE_FAILURES + 3;
 /// A bin's state word: its class in the low bits, the live flag, and its free count from
 /// bit COUNT_SHIFT up (28 bits: see shaders/ualloc/ualloc.wgsl).
 const CLASS_MASK: u32 = 0x7;

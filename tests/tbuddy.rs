@@ -1,25 +1,57 @@
-//! The tree buddy beyond the conformance suite: memory that batch splits scattered comes
-//! back together for a larger malloc, and the books read on the smallest heaps.
+//! The tree buddy beyond the conformance suite: memory that batch splits scattered or frees
+//! left in pieces comes back together for a larger malloc (frees publish blocks at their
+//! order; a malloc that finds none large enough sweeps), on trees of one region and of many,
+//! and the books read on the smallest heaps and across a trim.
 
 mod common;
 
 use common::Kernel;
 use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy, TBuddyParams};
 
-/// One invocation: malloc and free one leaf (the malloc splits the whole heap into a batch
-/// of leaves), then malloc the whole heap. Writes the statuses and the last handle.
+/// One invocation each. small_then_whole: malloc and free one leaf (the malloc splits a
+/// top block into batches), then malloc a top block; writes the statuses and the last
+/// handle. top_in_pieces, on a heap of two top blocks: malloc one top block and the other
+/// as 64 pieces of 1/64 (in that order, or pieces first if out[4] is set), free the
+/// pieces, malloc a top block again; writes the statuses and how many pieces it got.
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
 @group(1) @binding(0) var<storage, read_write> out: array<u32>;
 @compute @workgroup_size(1)
 fn small_then_whole() {
-    let p = malloc(256u);
+    let p = malloc(16u);
     out[0] = heap_status;
     free(p);
     out[1] = heap_status;
     let q = malloc(HEAP_MAX_ALLOC);
     out[2] = heap_status;
     out[3] = q;
+}
+var<private> pieces: array<u32, 64>;
+@compute @workgroup_size(1)
+fn top_in_pieces() {
+    let pieces_first = out[4] != 0u;
+    if (!pieces_first) {
+        malloc(HEAP_MAX_ALLOC);
+        out[0] = heap_status;
+    }
+    var served = 0u;
+    for (var i = 0u; i < 64u; i++) {
+        pieces[i] = malloc(HEAP_MAX_ALLOC / 64u);
+        served += u32(heap_status == HEAP_OK);
+    }
+    out[1] = served;
+    if (pieces_first) {
+        malloc(HEAP_MAX_ALLOC);
+        out[0] = heap_status;
+    }
+    var freed = HEAP_OK;
+    for (var i = 0u; i < 64u; i++) {
+        free(pieces[i]);
+        freed = max(freed, heap_status);
+    }
+    out[2] = freed;
+    malloc(HEAP_MAX_ALLOC);
+    out[3] = heap_status;
 }
 "#;
 
@@ -47,6 +79,104 @@ fn a_batch_split_comes_back_together() {
     let report = heap.tbuddy_report().unwrap().unwrap();
     assert_eq!(report.inconsistencies(), Vec::<String>::new());
     assert_eq!(report.free_leaves, 0, "{report:?}");
+}
+
+/// A heap of `leaves` leaves of `leaf` bytes, its largest block `top` bytes.
+fn tbuddy_heap(gpu: &Gpu, leaves: u64, leaf: u32, top: u64) -> GpuHeap {
+    let config = HeapConfig::new(leaves * leaf as u64)
+        .max_segment_size(top)
+        .strategy(Strategy::TBuddy)
+        .tbuddy(TBuddyParams { leaf_size: leaf })
+        .watchdog(common::WATCHDOG);
+    let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+    assert_eq!(heap.layout().max_alloc as u64, top);
+    heap
+}
+
+/// The books balance and every leaf is free again.
+fn assert_all_free(heap: &GpuHeap, leaves: u64) {
+    assert_eq!(heap.stats().unwrap().allocations_live, 0);
+    let report = heap.tbuddy_report().unwrap().unwrap();
+    assert_eq!(report.inconsistencies(), Vec::<String>::new());
+    assert_eq!(report.free_leaves, leaves, "{}", report.summary());
+}
+
+/// Every leaf of a heap of 2^18 leaves (two sweep regions) allocated and freed: the heap
+/// then holds nothing but leaves, and one malloc of the whole heap merges them all.
+#[test]
+fn a_heap_freed_in_leaves_serves_the_whole_heap() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    const LEAF_COUNT: u32 = 1 << 18;
+    let heap = tbuddy_heap(&gpu, LEAF_COUNT as u64, 256, LEAF_COUNT as u64 * 256);
+    let handles = common::storage(&gpu, "handles", LEAF_COUNT as u64 * 4);
+    for entry in ["take", "give"] {
+        Kernel::new(&gpu, &heap, LEAVES, entry, &[common::RW]).run(
+            &gpu,
+            &heap,
+            &[&handles],
+            LEAF_COUNT / 64,
+        );
+        if entry == "take" {
+            let taken = common::read_words(&gpu, &handles, LEAF_COUNT as u64);
+            assert!(taken.iter().all(|&h| h != 0), "the heap did not fill");
+        }
+    }
+    assert_all_free(&heap, LEAF_COUNT as u64);
+    let out = common::storage(&gpu, "out", 16);
+    Kernel::new(&gpu, &heap, KERNEL, "small_then_whole", &[common::RW]).run(
+        &gpu,
+        &heap,
+        &[&out],
+        1,
+    );
+    let words = common::read_words(&gpu, &out, 4);
+    assert_eq!(&words[..3], &[gpu_heap::HEAP_OK; 3], "statuses {words:?}");
+    let report = heap.tbuddy_report().unwrap().unwrap();
+    assert_eq!(report.inconsistencies(), Vec::<String>::new());
+    assert_eq!(report.free_leaves, 0, "{}", report.summary());
+}
+
+/// Trees of 2^24 leaves, 128 sweep regions, two blocks of the largest order: the leftovers
+/// of a batch split for one leaf, or one top block in pieces of 2^17 leaves beside a live top
+/// block (either one), come back together for a malloc of the largest order.
+#[test]
+fn a_top_block_forms_again_on_a_tree_of_many_regions() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    const LEAF_COUNT: u64 = 1 << 24;
+    let heap = tbuddy_heap(&gpu, LEAF_COUNT, 16, LEAF_COUNT * 8);
+    let out = common::storage(&gpu, "out", 16);
+    Kernel::new(&gpu, &heap, KERNEL, "small_then_whole", &[common::RW]).run(
+        &gpu,
+        &heap,
+        &[&out],
+        1,
+    );
+    let words = common::read_words(&gpu, &out, 4);
+    assert_eq!(
+        &words[..3],
+        &[gpu_heap::HEAP_OK; 3],
+        "leftovers: statuses {words:?}"
+    );
+    for pieces_first in 0..2u32 {
+        let heap = tbuddy_heap(&gpu, LEAF_COUNT, 16, LEAF_COUNT * 8);
+        let out = common::storage_from(&gpu, "out", &[0, 0, 0, 0, pieces_first]);
+        Kernel::new(&gpu, &heap, KERNEL, "top_in_pieces", &[common::RW]).run(
+            &gpu,
+            &heap,
+            &[&out],
+            1,
+        );
+        let words = common::read_words(&gpu, &out, 4);
+        let ok = gpu_heap::HEAP_OK;
+        assert_eq!(
+            words,
+            [ok, 64, ok, ok],
+            "pieces first {pieces_first}: statuses, pieces"
+        );
+        let report = heap.tbuddy_report().unwrap().unwrap();
+        assert_eq!(report.inconsistencies(), Vec::<String>::new());
+        assert_eq!(report.free_leaves, 0, "{}", report.summary());
+    }
 }
 
 #[test]
@@ -110,6 +240,45 @@ fn a_segment_freed_in_pieces_is_trimmed() {
     assert_eq!(report.inconsistencies(), Vec::<String>::new());
 }
 
+/// A heap grown by 16 bytes, less than a leaf: its last segment holds no leaf, and the
+/// trim that releases it merges an empty range. Before it, leaves freed in two places
+/// leave pairs to merge beside the range. The books balance after the trim.
+#[test]
+fn a_segment_without_a_whole_leaf_is_trimmed() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    const SEGMENT: u64 = 2 << 20;
+    let config = HeapConfig::new(SEGMENT)
+        .max_size(SEGMENT + 16)
+        .max_segment_size(SEGMENT)
+        .strategy(Strategy::TBuddy)
+        .tbuddy(TBuddyParams { leaf_size: 256 })
+        .watchdog(common::WATCHDOG);
+    let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+    heap.grow(16).unwrap();
+    let n = (SEGMENT / 256) as u32;
+    let handles = common::storage(&gpu, "handles", n as u64 * 4);
+    Kernel::new(&gpu, &heap, LEAVES, "take", &[common::RW]).run(&gpu, &heap, &[&handles], n / 64);
+    let taken = common::read_words(&gpu, &handles, n as u64);
+    assert!(taken.iter().all(|&h| h != 0), "the heap did not fill");
+    // Free the leaves at 8..24 and 0..2 of the heap.
+    let mut kept = taken.clone();
+    for h in kept.iter_mut() {
+        let leaf = (*h - 1) >> 4;
+        if leaf < 2 || (8..24).contains(&leaf) {
+            *h = 0;
+        }
+    }
+    let freed: Vec<u32> = (taken.iter().zip(&kept))
+        .map(|(&t, &k)| if k == 0 { t } else { 0 })
+        .collect();
+    let to_free = common::storage_from(&gpu, "to free", &freed);
+    Kernel::new(&gpu, &heap, LEAVES, "give", &[common::RW]).run(&gpu, &heap, &[&to_free], n / 64);
+    assert_eq!(heap.trim().unwrap(), 16);
+    let report = heap.tbuddy_report().unwrap().unwrap();
+    assert_eq!(report.inconsistencies(), Vec::<String>::new());
+    assert_eq!(report.free_leaves, 18, "{}", report.summary());
+}
+
 const LEAVES: &str = r#"
 #include "alloc.wgsl"
 @group(1) @binding(0) var<storage, read_write> handles: array<u32>;
@@ -121,7 +290,7 @@ fn take(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 @compute @workgroup_size(64)
 fn give(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < arrayLength(&handles)) {
+    if (id.x < arrayLength(&handles) && handles[id.x] != 0u) {
         free(handles[id.x]);
     }
 }

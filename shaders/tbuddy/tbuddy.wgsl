@@ -12,15 +12,21 @@
 // order the same way (the lowest of the next TB_BATCH_SHIFT orders with one available,
 // else the last of them) and split it into blocks of n: keep one, publish the rest and
 // signal them (the batch). Producing may climb several times; the batches are published on
-// the way down. Where the paper's batch is the two halves of one split, ours is up to
-// 2^TB_BATCH_SHIFT blocks: with thousands of mallocs of one small order in flight, two
-// blocks per producer leave nearly all of them waiting on one semaphore word. free of
-// order n: merge with the buddy while it is available (a take of the order's semaphore,
-// then of the buddy's bit), climbing an order each time; then publish the block and signal
-// its semaphore. A batch's blocks that all come back unallocated never meet a free that
-// merges them, so a malloc that finds no block large enough although its leaves are
-// reserved merges available pairs, order by order (tb_coalesce), before it reports out of
-// memory.
+// the way down. free of order n publishes the block at its order and signals its
+// semaphore. Merging is on demand: a malloc that finds no block large enough although its
+// leaves are reserved merges the available pairs of a region of leaves through every order
+// (tb_sweep), region after region, before it reports out of memory; a trim merges its
+// range first.
+//
+// Where this departs from the paper, and why:
+//   - The paper's batch is the two halves of one split; ours is up to 2^TB_BATCH_SHIFT
+//     blocks: with thousands of mallocs of one small order in flight, two blocks per
+//     producer leave nearly all of them waiting on one semaphore word.
+//   - The paper merges on free, climbing while the buddy is available. A program that
+//     frees many blocks of one size and then allocates that size again (the common case
+//     on a GPU: one kernel frees what the next one allocates) then pays twice: its frees
+//     climb the tree through every order's semaphore, and its next mallocs split the
+//     merged blocks again. Blocks stay at their order until a larger malloc needs them.
 //
 // Provides tb_malloc(size_bytes, mark), tb_free(ptr), tb_init() and the growth hooks' work
 // (tb_grow, tb_trim_check, tb_trim); tbuddy/strategy.wgsl makes them the tbuddy strategy,
@@ -29,8 +35,9 @@
 // block: UAlloc's bins, which go back by tb_give_back.
 //
 // State (heap_meta, layout in src/tbuddy.rs): TB_FREE, the free leaves not reserved by a
-// malloc in flight (tb_reserve); TB_CLAIM_FAILURES and TB_WAIT_FAILURES, the mallocs that
-// failed for contention by cause (a unit whose block was not found; the rounds ran out);
+// malloc in flight (tb_reserve); TB_CLAIM_FAILURES, TB_WAIT_FAILURES and
+// TB_MERGE_FAILURES, the mallocs that failed for contention by cause (a unit whose block
+// was not found; the rounds ran out; the sweeps ran out with pairs left unmerged);
 // per order its semaphore at tb_sem(n); the allocated bitmap (a bit per node, set while
 // the node is a live allocation) and the available tree, both indexed as an implicit
 // binary tree (at_index). A node is available, allocated, or neither (split, inside a
@@ -49,20 +56,21 @@
 //     at the handle's leaf (blocks are disjoint, so there is at most one). Clearing its bit
 //     by atomicAnd decides between concurrent frees of one handle: the loser is an invalid
 //     free and changes nothing.
-//   - Merging is attempted before publishing and again after it (the buddy may have been
-//     published in between by its own free); a free that runs out of passes publishes
-//     what it holds. Two buddies freed at once may both stay published unmerged: both
-//     remain allocatable. Merges leave an order alone while mallocs wait on it.
+//   - A merge takes both halves (semaphore unit, then bit) before it publishes the parent,
+//     so a block is never both available and inside an available parent. Merges leave an
+//     order alone while mallocs wait on it. A sweep or a trim merges only pairs whose parent
+//     lies within its range of leaves, so it changes no block outside the range.
 //   - Growth: blocks never cross a segment (TB_MAX_ORDER fits one), so the committed range
 //     is covered by whole blocks (tb_cover); grow publishes those of the new range, trim
 //     merges what is free in the released range, checks that it is available as exactly
 //     those blocks, and takes them.
 //
-// Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, or a search for
-// the block of a unit it holds), then at most TB_LAST_SCANS scans; the split, retire and
-// merge loops are bounded by the orders; tb_cover by its block count; tb_coalesce by
-// TB_SWEEP_WORDS words per order (a malloc sweeps at most TB_MAX_SWEEPS times), tb_coalesce_range by the range's words; at_claim by its
-// descents and scanned words.
+// Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, a sweep, or a
+// search for the block of a unit it holds), then at most TB_LAST_SCANS scans; a malloc
+// sweeps at most two passes over the live leaves and one region more; a sweep reads at
+// most every word of its range in layers 1 and 0 of every order (tb_merge_pairs); the
+// split and retire loops are bounded by the orders; tb_cover by its block count; at_claim
+// by its descents and scanned words.
 
 #include "../sync/bulk_semaphore.wgsl"
 #include "available_tree.wgsl"
@@ -163,71 +171,106 @@ fn tb_order_in_supply(want: u32, path: u32) -> u32 {
     return TB_NO_ORDER;
 }
 
-// Merges the available buddy pairs of order n whose indices lie in [lo, hi) (both even)
-// into their parents, scanning at most `limit` of its words of layer 0, from the
-// `start`-th on; returns how many pairs it merged. Orders that mallocs wait on are left
-// alone (tb_take).
-fn tb_merge_pairs(n: u32, lo: u32, hi: u32, start: u32, limit: u32) -> u32 {
-    let m = TB_TREE_SHIFT - n;
-    let first = lo >> 5u;
-    let words = ((hi + 31u) >> 5u) - first;
-    var merged = 0u;
-    for (var k = 0u; k < min(words, limit); k++) {
-        let w = first + (start + k) % words;
-        let word = atomicLoad(&heap_meta[sb_layer_base(AT_BITMAP, 0u) + w]) & heap_bits_in(w, lo, hi);
-        // Both nodes of a pair available: bits 2i and 2i + 1 (indices and nodes have the
-        // same parity, 2^m being even).
-        var pairs = word & (word >> 1u) & 0x55555555u;
-        for (var t = 0u; t < 16u && pairs != 0u; t++) {
-            let b = firstTrailingBit(pairs);
-            pairs &= pairs - 1u;
-            let v = w * 32u + b - (1u << m);
-            if (!tb_take(n, v)) {
+// Merges into their parents the buddy pairs of order n, both halves available, whose
+// parents are nodes [p0, p1) of order n + 1. Reads only the words of layer 0 that layer 1
+// says may hold available nodes (and repairs the summary bit of one found empty), from a
+// start drawn from `seed`, so that sweepers of one range meet less. Returns the pairs it
+// read available, merged or not: one it could not take is being merged by another sweep,
+// or sits at an order that mallocs wait on, which merges leave alone (tb_take).
+fn tb_merge_pairs(n: u32, p0: u32, p1: u32, seed: u32) -> u32 {
+    let m = TB_TREE_SHIFT - n; // at least 1: n < TB_MAX_ORDER <= TB_TREE_SHIFT
+    let lo = (1u << m) + 2u * p0;
+    let hi = (1u << m) + 2u * p1;
+    let w0 = lo >> 5u;
+    let w1 = (hi + 31u) >> 5u; // words [w0, w1) of layer 0
+    let s0 = w0 >> 5u;
+    let summaries = ((w1 + 31u) >> 5u) - s0; // their summary words in layer 1
+    // Layer 1 summarises the order's words only where its range fills words (at_publish).
+    let summarised = m >= 5u;
+    let start = heap_hash(seed);
+    var seen = 0u;
+    for (var k = 0u; k < summaries; k++) {
+        let s = s0 + (start + k) % summaries;
+        var words = heap_bits_in(s, w0, w1);
+        if (summarised) {
+            words &= atomicLoad(&heap_meta[sb_layer_base(AT_BITMAP, 1u) + s]);
+        }
+        for (var t = 0u; t < 32u && words != 0u; t++) {
+            let w = s * 32u + firstTrailingBit(words);
+            words &= words - 1u;
+            let word = atomicLoad(&heap_meta[sb_layer_base(AT_BITMAP, 0u) + w]);
+            if (word == 0u) {
+                if (summarised) {
+                    sb_repair(AT_BITMAP, 0u, w);
+                }
                 continue;
             }
-            if (tb_take(n, v + 1u)) {
-                tb_give(n + 1u, v >> 1u);
-                merged += 1u;
-            } else {
-                tb_give(n, v);
+            // Both nodes of a pair available: bits 2i and 2i + 1 (indices and nodes have
+            // the same parity, 2^m being even).
+            var pairs = word & (word >> 1u) & 0x55555555u & heap_bits_in(w, lo, hi);
+            for (var u = 0u; u < 16u && pairs != 0u; u++) {
+                let v = w * 32u + firstTrailingBit(pairs) - (1u << m);
+                pairs &= pairs - 1u;
+                seen += 1u;
+                if (!tb_take(n, v)) {
+                    continue;
+                }
+                if (tb_take(n, v + 1u)) {
+                    tb_give(n + 1u, v >> 1u);
+                } else {
+                    tb_give(n, v);
+                }
             }
         }
     }
-    return merged;
+    return seen;
 }
 
-// Words of each order's layer 0 that tb_coalesce scans.
-const TB_SWEEP_WORDS: u32 = 4096u;
-
-// Merges available pairs order by order from 0 up, in window `window` of each order's
-// words of layer 0 (TB_SWEEP_WORDS words from a start drawn from `seed`; consecutive
-// windows follow each other, so tb_sweep_windows() of them cover every word). A free
-// merges only along its own block's path, so the blocks a batch split publishes, if they
-// all come back without being allocated, stay apart; a malloc whose leaves are reserved
-// but which finds no block large enough sweeps before it gives up.
-fn tb_coalesce(seed: u32, window: u32) -> u32 {
-    var merged = 0u;
-    for (var n = 0u; n < TB_MAX_ORDER; n++) {
-        let m = TB_TREE_SHIFT - n; // at least 1: n < TB_MAX_ORDER <= TB_TREE_SHIFT
-        let start = heap_hash(seed ^ (n << 24u)) + window * TB_SWEEP_WORDS;
-        merged += tb_merge_pairs(n, 1u << m, 2u << m, start, TB_SWEEP_WORDS);
+// Merges the available pairs of orders [lo, hi) whose parents lie within leaves [a, b),
+// order by order from lo up, so that what is free there becomes whole blocks. Returns the
+// pairs it read available (tb_merge_pairs).
+fn tb_merge_leaves(a: u32, b: u32, lo: u32, hi: u32, seed: u32) -> u32 {
+    var seen = 0u;
+    for (var n = lo; n < min(hi, TB_MAX_ORDER); n++) {
+        let p0 = (a + (2u << n) - 1u) >> (n + 1u);
+        let p1 = b >> (n + 1u);
+        if (p0 < p1) {
+            seen += tb_merge_pairs(n, p0, p1, seed ^ (n << 26u));
+        }
     }
-    return merged;
+    return seen;
 }
 
-// Windows of TB_SWEEP_WORDS that cover the words of order 0, the largest.
-fn tb_sweep_windows() -> u32 {
-    return max((1u << TB_TREE_SHIFT) / (32u * TB_SWEEP_WORDS), 1u);
+// A sweep merges a region of 2^TB_SWEEP_SHIFT leaves (so that it reads at most about
+// 2^(TB_SWEEP_SHIFT - 4) words of layer 1 and the words of layer 0 where nodes are
+// available).
+const TB_SWEEP_SHIFT: u32 = 17u;
+
+// The sweep plan of a malloc of order `want`: it sweeps spans of max(2^want, a region)
+// leaves, region by region, and after the last region of a span merges the span's orders
+// above a region, so that a block of `want` forms in a span once its regions are swept.
+// x: the span shift, y: regions per span, z: spans in the live leaves.
+fn tb_sweep_plan(want: u32) -> vec3<u32> {
+    let region = min(TB_SWEEP_SHIFT, TB_TREE_SHIFT);
+    let span = max(want, region);
+    let spans = ((tb_live_leaves() - 1u) >> span) + 1u;
+    return vec3<u32>(span, 1u << (span - region), spans);
 }
 
-// Merges every available pair of leaves [a, b) (multiples of the top order's size) order
-// by order, so that a free range is whole blocks again; for the trim check, which runs
-// with no malloc or free in flight.
-fn tb_coalesce_range(a: u32, b: u32) {
-    for (var n = 0u; n < TB_MAX_ORDER; n++) {
-        let m = TB_TREE_SHIFT - n;
-        tb_merge_pairs(n, (1u << m) + (a >> n), (1u << m) + (b >> n), 0u, 0xffffffffu);
+// Sweep `s` of a malloc of order `want` (plan above): consecutive sweeps from the span that
+// `seed` picks cover every live leaf once in plan.y * plan.z sweeps. Returns the pairs it
+// read available.
+fn tb_sweep(want: u32, plan: vec3<u32>, seed: u32, s: u32) -> u32 {
+    let region = plan.x - firstTrailingBit(plan.y);
+    let span = (heap_hash(seed) + s / plan.y) % plan.z;
+    let step = s % plan.y;
+    let a = (span << plan.x) + (step << region);
+    var seen = tb_merge_leaves(a, a + (1u << region), 0u, region, seed);
+    if (step + 1u == plan.y) {
+        let start = span << plan.x;
+        seen += tb_merge_leaves(start, start + (1u << plan.x), region, plan.x, seed);
     }
+    return seen;
 }
 
 // Splits block `got` of order `level` down to `want`: at each order of the path, publishes
@@ -271,10 +314,6 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     // newcomer's fast path may take the units a waiter reserved, so a waiter could
     // otherwise wait as long as newcomers keep coming.
     const TB_PATIENCE = 32u;
-    // Windows a malloc sweeps at most before it reports out of memory (64 cover 2^23
-    // leaves).
-    const TB_MAX_SWEEPS = 64u;
-
     let want = tb_order_for(size_bytes);
     if (!tb_reserve(1u << want)) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
@@ -284,8 +323,9 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     var wait = bsem_new_wait();
     var status = HEAP_CONTENTION;
     var holding = false; // a unit of `level` is ours; its block is still to be found
-    var sweeps = 0u; // windows tb_coalesce swept
-    var dry = 0u; // the last sweeps in a row that merged nothing
+    var sweeps = 0u; // regions tb_sweep merged
+    var dry = 0u; // the last sweeps in a row that found no pair available
+    var merges_ran_out = false; // HEAP_CONTENTION after sweeping
     let seed = heap_hash(bsem_ticket ^ size_bytes);
     var got = AT_NONE;
     // The loop ends at the end of a round (a block found, or out of memory), never by a
@@ -299,7 +339,7 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     // on one order: its waits read the count before they take (bsem_step). UAlloc's bins
     // are wanted by one malloc per subgroup that runs short, which the look only delays.
     let look_first = mark;
-    for (var round = 0u; round < TB_ROUNDS && !found && status == HEAP_CONTENTION; round++) {
+    for (var round = 0u; round < TB_ROUNDS && !found && !merges_ran_out && status == HEAP_CONTENTION; round++) {
         if (!holding) {
             var r = bsem_step(tb_sem(level), 1u, tb_batch(level), &wait, look_first);
             if (r == BSEM_PENDING && wait.waited >= TB_PATIENCE) {
@@ -335,23 +375,24 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
                 bsem_signal(tb_sem(level), 0u, 1u);
                 let back = tb_order_in_supply(want, path);
                 if (back == TB_NO_ORDER) {
-                    // The reserved leaves are all in blocks smaller than this one: merge
-                    // a window of them, then start over; out of memory once a sweep of
-                    // every window and one more merged nothing (the one more: mallocs
-                    // sweeping at the same time merge what this one needs, and publish it
-                    // by the time it looks again), or after TB_MAX_SWEEPS windows.
+                    // The reserved leaves are all in blocks smaller than this one: merge a
+                    // region of them (tb_sweep), then start over. Out of memory once a pass
+                    // over every region and one more found no pair available (the one
+                    // more: mallocs sweeping at the same time merge what this one needs,
+                    // and publish it by the time it looks again); contention once two
+                    // passes and one more went by with pairs left (taken by other sweeps,
+                    // or at orders that mallocs wait on).
                     tb_retire(path);
                     path = 0u;
-                    if (sweeps >= TB_MAX_SWEEPS) {
-                        status = HEAP_OUT_OF_MEMORY;
-                        continue;
-                    }
-                    let merged = tb_coalesce(seed, sweeps);
+                    let plan = tb_sweep_plan(want);
+                    let per_pass = plan.y * plan.z;
+                    let pairs = tb_sweep(want, plan, seed, sweeps);
                     sweeps += 1u;
-                    dry = select(0u, dry + 1u, merged == 0u);
-                    if (dry > tb_sweep_windows()) {
+                    dry = select(0u, dry + 1u, pairs == 0u);
+                    if (dry > per_pass) {
                         status = HEAP_OUT_OF_MEMORY;
-                        continue;
+                    } else if (sweeps > 2u * per_pass) {
+                        merges_ran_out = true;
                     }
                     level = want;
                     wait = bsem_new_wait();
@@ -392,6 +433,8 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
         }
         bsem_signal(tb_sem(level), 1u, 0u);
         atomicAdd(&heap_meta[TB_CLAIM_FAILURES], 1u);
+    } else if (merges_ran_out) {
+        atomicAdd(&heap_meta[TB_MERGE_FAILURES], 1u);
     } else if (status == HEAP_CONTENTION) {
         atomicAdd(&heap_meta[TB_WAIT_FAILURES], 1u);
     }
@@ -418,26 +461,19 @@ fn tb_free(ptr: u32) -> HeapFree {
             if ((old & bit.y) == 0u) {
                 break; // a concurrent free of the same handle won
             }
-            tb_release(n, leaf >> n);
-            atomicAdd(&heap_meta[TB_FREE], 1u << n);
+            tb_give_back(n, leaf >> n);
             return HeapFree(TB_LEAF_UNITS << n, HEAP_OK);
         }
     }
     return HeapFree(0u, HEAP_INVALID_FREE);
 }
 
-// Gives back leaf `leaf`, a block of order 0 that tb_malloc handed out unmarked (UAlloc's
-// bins, which UAlloc tracks itself): published as it is, without merging it with its
-// buddy, which keeps a bin's give-back a few atomics; a malloc that wants a larger block
-// merges leaves when it finds none (tb_coalesce).
-fn tb_give_back(leaf: u32) {
-    tb_give(0u, leaf);
-    atomicAdd(&heap_meta[TB_FREE], 1u);
-}
-
-// Whether node v of order n has a buddy that can merge with it.
-fn tb_has_buddy(n: u32, v: u32) -> bool {
-    return n < TB_MAX_ORDER && (v ^ 1u) < (TB_LEAVES >> n);
+// Gives back block v of order n, no longer handed out: published at its order, without
+// merging, and its leaves counted free. For tb_free, and for UAlloc's bins (leaves that
+// tb_malloc handed out unmarked, which UAlloc tracks itself).
+fn tb_give_back(n: u32, v: u32) {
+    tb_give(n, v);
+    atomicAdd(&heap_meta[TB_FREE], 1u << n);
 }
 
 // Takes node v of order n for a merge if it is available (semaphore unit first, then its
@@ -454,29 +490,6 @@ fn tb_take(n: u32, v: u32) -> bool {
     }
     bsem_signal(tb_sem(n), 1u, 0u);
     return false;
-}
-
-// Returns the owned block v of order n: merged with available buddies, then published.
-fn tb_release(order: u32, node: u32) {
-    var n = order;
-    var v = node;
-    // Each pass climbs an order, or publishes and then either ends or takes v back to
-    // merge it with a buddy published meanwhile; the last pass does not take it back.
-    let rounds = 2u * (TB_MAX_ORDER + 1u);
-    for (var round = 0u; round < rounds; round++) {
-        if (tb_has_buddy(n, v) && at_is_set(n, v ^ 1u) && tb_take(n, v ^ 1u)) {
-            v >>= 1u;
-            n += 1u;
-            continue;
-        }
-        tb_give(n, v);
-        if (round + 1u < rounds && tb_has_buddy(n, v) && at_is_set(n, v ^ 1u) && tb_take(n, v)) {
-            continue; // v is ours again: the next pass merges it, or publishes it again
-        }
-        return;
-    }
-    // The passes ran out while v was ours (merged or taken back): publish it as it is.
-    tb_give(n, v);
 }
 
 // Calls `publish` (true) or checks/takes (false) the blocks that cover leaves [a, b):
@@ -532,7 +545,7 @@ fn tb_grow(from_units: u32, to_units: u32) {
 fn tb_trim_check(from_units: u32, to_units: u32) -> bool {
     let a = to_units >> TB_LEAF_SHIFT;
     let b = min(from_units >> TB_LEAF_SHIFT, TB_LEAVES);
-    tb_coalesce_range(a, b);
+    tb_merge_leaves(a, b, 0u, TB_MAX_ORDER, 0u);
     return tb_cover(a, b, TB_COVER_CHECK);
 }
 

@@ -235,7 +235,7 @@ fn ua_give_back(bin: u32, c: u32) {
             if (r.exchanged) {
                 sb_try_clear(UA_SETS, ua_set_index(c, bin));
                 sb_try_clear(UA_RETIRE, ua_set_index(c, bin));
-                tb_give_back(bin);
+                tb_give_back(0u, bin);
                 return;
             }
             if (r.old_value != full) {

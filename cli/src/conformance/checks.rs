@@ -91,10 +91,10 @@ impl Checks {
                 self.problems
                     .push(format!("{phase}: tbuddy books: {problem}"));
             }
-            if report.claim_failures + report.wait_failures > 0 {
+            if report.claim_failures + report.wait_failures + report.merge_failures > 0 {
                 self.problems.push(format!(
-                    "{phase}: tbuddy contention: {} blocks not found, {} waits ran out",
-                    report.claim_failures, report.wait_failures
+                    "{phase}: tbuddy contention: {} blocks not found, {} waits ran out, {} sweeps ran out",
+                    report.claim_failures, report.wait_failures, report.merge_failures
                 ));
             }
         }

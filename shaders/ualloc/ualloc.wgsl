@@ -12,6 +12,9 @@
 // free block is found in the class's summary bitmap (core/summary_bitmap.wgsl; where the
 // paper walks a per-arena list of such bins), its free count is decremented, and a zero
 // bit of its bitmap is set. A bin whose last block comes back goes back to the tree buddy.
+// A unit says a count exists, not that this malloc will win it: with thousands of holders
+// searching, one can keep losing the counts it finds, so after UA_PATIENCE_HOLDING rounds
+// without one it makes a bin of its own, keeps one count and gives its unit back.
 //
 // Where this departs from the paper, and why:
 //   - Lists of bins with free blocks under RCU (4.2.1) need a grace period: a writer waits
@@ -481,6 +484,9 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     const UA_ROUNDS = 32768u;
     // Rounds a malloc waits for someone else's bin before it produces one itself.
     const UA_PATIENCE = 32u;
+    // Rounds a malloc holding a unit searches for a count before it makes a bin of its
+    // own (and again after as many more).
+    const UA_PATIENCE_HOLDING = 256u;
     let units = heap_units_for(size_bytes);
     if (units > (UA_BIN_UNITS >> 1u)) {
         var large = HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
@@ -500,6 +506,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     var holding = false;
     var counted = SB_NONE; // a bin of which this call holds a count (a producer's fresh bin)
     var retried = false; // the give-back candidates were retried after the tree buddy ran out
+    var misses = 0u; // rounds this call held a unit and found no bin with a count
 #ifdef GPU_HEAP_SUBGROUPS
     let group = ua_collective(c);
     if (group.handle != HEAP_NULL) {
@@ -570,6 +577,18 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
             bin = ua_find_bin(c, bsem_ticket + round * 0x9e3779b9u, round + 1u == UA_ROUNDS);
         }
         if (bin == SB_NONE) {
+            misses += 1u;
+            if (misses % UA_PATIENCE_HOLDING == 0u) {
+                // The unit's count exists, but with thousands of holders searching, others
+                // keep taking the counts this one finds: make a bin of its own, keep one
+                // of its counts and give the unit back (the bin's other blocks and the
+                // unit go to the semaphore together, so the books stay balanced).
+                let fresh = ua_fresh_bin(c, 1u, 0u);
+                if (fresh.status == HEAP_OK) {
+                    bsem_signal(s, 1u, 0u);
+                    counted = fresh.handle;
+                }
+            }
             continue;
         }
         let handle = ua_claim_bit(bin, c, bsem_ticket ^ round);

@@ -1,5 +1,6 @@
 //! The tree buddy family (Gelado & Garland, PPoPP 2019, section 4.1; `shaders/tbuddy/`):
-//! power-of-two blocks from one leaf ([`TBuddyParams::leaf_size`] bytes) up to a segment, split on demand and merged with their buddies on free, one bulk
+//! power-of-two blocks from one leaf ([`TBuddyParams::leaf_size`] bytes) up to a segment,
+//! split on demand and merged with their buddies when a larger block is wanted, one bulk
 //! semaphore per order counting the available blocks.
 //!
 //! Geometry. The heap is `leaves` leaves; a block of order `n` is `2^n` leaves at a multiple

@@ -187,7 +187,7 @@ fn tb_merge_pairs(n: u32, p0: u32, p1: u32, seed: u32) -> u32 {
     let summaries = ((w1 + 31u) >> 5u) - s0; // their summary words in layer 1
     // Layer 1 summarises the order's words only where its range fills words (at_publish).
     let summarised = m >= 5u;
-    let start = heap_hash(seed);
+    let start = heap_hash(seed) % summaries; // (start + k) then never wraps around u32
     var seen = 0u;
     for (var k = 0u; k < summaries; k++) {
         let s = s0 + (start + k) % summaries;
@@ -257,12 +257,12 @@ fn tb_sweep_plan(want: u32) -> vec3<u32> {
     return vec3<u32>(span, 1u << (span - region), spans);
 }
 
-// Sweep `s` of a malloc of order `want` (plan above): consecutive sweeps from the span that
-// `seed` picks cover every live leaf once in plan.y * plan.z sweeps. Returns the pairs it
-// read available.
-fn tb_sweep(want: u32, plan: vec3<u32>, seed: u32, s: u32) -> u32 {
+// Sweep `s` of a malloc (plan above): consecutive sweeps from the span that `seed` picks
+// cover every live leaf once in plan.y * plan.z sweeps. Returns the pairs it read
+// available.
+fn tb_sweep(plan: vec3<u32>, seed: u32, s: u32) -> u32 {
     let region = plan.x - firstTrailingBit(plan.y);
-    let span = (heap_hash(seed) + s / plan.y) % plan.z;
+    let span = (heap_hash(seed) % plan.z + s / plan.y) % plan.z;
     let step = s % plan.y;
     let a = (span << plan.x) + (step << region);
     var seen = tb_merge_leaves(a, a + (1u << region), 0u, region, seed);
@@ -386,7 +386,7 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
                     path = 0u;
                     let plan = tb_sweep_plan(want);
                     let per_pass = plan.y * plan.z;
-                    let pairs = tb_sweep(want, plan, seed, sweeps);
+                    let pairs = tb_sweep(plan, seed, sweeps);
                     sweeps += 1u;
                     dry = select(0u, dry + 1u, pairs == 0u);
                     if (dry > per_pass) {

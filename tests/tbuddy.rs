@@ -179,6 +179,56 @@ fn a_top_block_forms_again_on_a_tree_of_many_regions() {
     }
 }
 
+/// A tree of 2^24 leaves and blocks of at most 2^20: the whole heap allocated as blocks
+/// of 2^17 leaves and freed, then 512 mallocs at once of half a top block. Exactly 32 fit;
+/// the others must be out of memory, none a contention failure (waiting while others
+/// sweep must not run out of rounds).
+#[test]
+fn crowded_large_mallocs_after_the_heap_was_freed_in_pieces() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    const LEAF_COUNT: u64 = 1 << 24;
+    let heap = tbuddy_heap(&gpu, LEAF_COUNT, 16, (1 << 20) * 16);
+    let out = common::storage(&gpu, "out", 16);
+    for entry in ["pieces", "halves"] {
+        let workgroups = if entry == "pieces" { 1 } else { 8 };
+        Kernel::new(&gpu, &heap, CROWD, entry, &[common::RW]).run(&gpu, &heap, &[&out], workgroups);
+    }
+    let words = common::read_words(&gpu, &out, 4);
+    assert_eq!(
+        words,
+        [32, 480, 0, 0],
+        "ok, out of memory, contention, piece failures"
+    );
+    let report = heap.tbuddy_report().unwrap().unwrap();
+    assert_eq!(report.inconsistencies(), Vec::<String>::new());
+}
+
+/// pieces: one invocation allocates the heap as 128 blocks of 2^17 leaves of 16 B and
+/// frees them (counting failures in out[3]); halves: each invocation mallocs half a top
+/// block and counts its status (out[0] OK, out[1] out of memory, out[2] contention).
+const CROWD: &str = r#"
+#include "alloc.wgsl"
+@group(1) @binding(0) var<storage, read_write> out: array<atomic<u32>>;
+var<private> blocks: array<u32, 128>;
+@compute @workgroup_size(1)
+fn pieces() {
+    for (var i = 0u; i < 128u; i++) {
+        blocks[i] = malloc(2097152u);
+        if (heap_status != HEAP_OK) {
+            atomicAdd(&out[3], 1u);
+        }
+    }
+    for (var i = 0u; i < 128u; i++) {
+        free(blocks[i]);
+    }
+}
+@compute @workgroup_size(64)
+fn halves() {
+    malloc(HEAP_MAX_ALLOC / 2u);
+    atomicAdd(&out[heap_status], 1u);
+}
+"#;
+
 #[test]
 fn the_books_read_on_a_heap_of_a_few_leaves() {
     let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");

@@ -15,8 +15,9 @@
 // the way down. free of order n publishes the block at its order and signals its
 // semaphore. Merging is on demand: a malloc that finds no block large enough although its
 // leaves are reserved merges the available pairs of a region of leaves through every order
-// (tb_sweep), region after region, before it reports out of memory; a trim merges its
-// range first.
+// (tb_sweep), region after region, before it reports out of memory; a malloc that waits
+// after it swept sweeps a region in each round of its wait (the blocks it waits for come
+// from merges); a trim merges its range first.
 //
 // Where this departs from the paper, and why:
 //   - The paper's batch is the two halves of one split; ours is up to 2^TB_BATCH_SHIFT
@@ -65,12 +66,13 @@
 //     merges what is free in the released range, checks that it is available as exactly
 //     those blocks, and takes them.
 //
-// Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, a sweep, or a
+// Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, sweeps, or a
 // search for the block of a unit it holds), then at most TB_LAST_SCANS scans; a malloc
-// sweeps at most two passes over the live leaves and one region more; a sweep reads at
-// most every word of its range in layers 1 and 0 of every order (tb_merge_pairs); the
-// split and retire loops are bounded by the orders; tb_cover by its block count; at_claim
-// by its descents and scanned words.
+// sweeps at most two passes over the live leaves and one region more where it finds no
+// block large enough, and as many regions again while it waits after that; a sweep
+// reads at most every word of its range in layers 1 and 0 of every order
+// (tb_merge_pairs); the split and retire loops are bounded by the orders; tb_cover by its
+// block count; at_claim by its descents and scanned words.
 
 #include "../sync/bulk_semaphore.wgsl"
 #include "available_tree.wgsl"
@@ -100,17 +102,21 @@ fn tb_alloc_bit(n: u32, v: u32) -> vec2<u32> {
     return vec2<u32>(TB_ALLOC + (i >> 5u), 1u << (i & 31u));
 }
 
+const TB_NOT_RESERVED: u32 = 0xffffffffu;
+
 // Reserves `leaves` of the free leaves before a malloc searches (exact exhaustion: a heap
 // with fewer free leaves fails at once, with HEAP_OUT_OF_MEMORY). A counter transiently
 // past the heap (other failed reservations being given back) also means "not enough".
-fn tb_reserve(leaves: u32) -> bool {
+// Returns the free count it reserved from (which differs between concurrent reservations,
+// so it seeds the malloc's sweeps), or TB_NOT_RESERVED.
+fn tb_reserve(leaves: u32) -> u32 {
     let old = atomicSub(&heap_meta[TB_FREE], leaves);
     if (old < leaves || old > TB_LEAVES) {
         atomicAdd(&heap_meta[TB_FREE], leaves);
-        return false;
+        return TB_NOT_RESERVED;
     }
     heap_note_free_items(old - leaves);
-    return true;
+    return old;
 }
 
 // Leaves before the committed end (all of them unless the heap can grow).
@@ -179,10 +185,15 @@ fn tb_order_in_supply(want: u32, path: u32) -> u32 {
 // or sits at an order that mallocs wait on, which merges leave alone (tb_take).
 fn tb_merge_pairs(n: u32, p0: u32, p1: u32, seed: u32) -> u32 {
     let m = TB_TREE_SHIFT - n; // at least 1: n < TB_MAX_ORDER <= TB_TREE_SHIFT
-    let lo = (1u << m) + 2u * p0;
-    let hi = (1u << m) + 2u * p1;
-    let w0 = lo >> 5u;
-    let w1 = (hi + 31u) >> 5u; // words [w0, w1) of layer 0
+    // Node v of order n is index 2^m + v (at_index), which can reach 2^32 in a tree of 2^31
+    // leaves: positions are kept relative to the order's first word, `first`, where node v
+    // is bit x = skew + v (skew is 2^m when the order's nodes share word 0, else 0).
+    let first = (1u << m) >> 5u;
+    let skew = (1u << m) & 31u;
+    let x0 = skew + 2u * p0;
+    let x1 = skew + 2u * p1; // the pairs are bits [x0, x1) from word `first` on
+    let w0 = first + (x0 >> 5u);
+    let w1 = first + ((x1 + 31u) >> 5u);
     let s0 = w0 >> 5u;
     let summaries = ((w1 + 31u) >> 5u) - s0; // their summary words in layer 1
     // Layer 1 summarises the order's words only where its range fills words (at_publish).
@@ -205,11 +216,12 @@ fn tb_merge_pairs(n: u32, p0: u32, p1: u32, seed: u32) -> u32 {
                 }
                 continue;
             }
-            // Both nodes of a pair available: bits 2i and 2i + 1 (indices and nodes have
-            // the same parity, 2^m being even).
-            var pairs = word & (word >> 1u) & 0x55555555u & heap_bits_in(w, lo, hi);
+            // Both nodes of a pair available: bits 2i and 2i + 1 (x0 is even: skew is 0
+            // or a power of two of at least 2, m being at least 1).
+            let r = w - first;
+            var pairs = word & (word >> 1u) & 0x55555555u & heap_bits_in(r, x0, x1);
             for (var u = 0u; u < 16u && pairs != 0u; u++) {
-                let v = w * 32u + firstTrailingBit(pairs) - (1u << m);
+                let v = r * 32u + firstTrailingBit(pairs) - skew;
                 pairs &= pairs - 1u;
                 seen += 1u;
                 if (!tb_take(n, v)) {
@@ -226,19 +238,23 @@ fn tb_merge_pairs(n: u32, p0: u32, p1: u32, seed: u32) -> u32 {
     return seen;
 }
 
-// Merges the available pairs of orders [lo, hi) whose parents lie within leaves [a, b),
-// order by order from lo up, so that what is free there becomes whole blocks. Returns the
-// pairs it read available (tb_merge_pairs).
-fn tb_merge_leaves(a: u32, b: u32, lo: u32, hi: u32, seed: u32) -> u32 {
-    var seen = 0u;
-    for (var n = lo; n < min(hi, TB_MAX_ORDER); n++) {
-        let p0 = (a + (2u << n) - 1u) >> (n + 1u);
-        let p1 = b >> (n + 1u);
-        if (p0 < p1) {
-            seen += tb_merge_pairs(n, p0, p1, seed ^ (n << 26u));
-        }
+// Merges the available pairs of order n whose parents lie within leaves [a, b). Returns
+// the pairs it read available (tb_merge_pairs).
+fn tb_merge_within(n: u32, a: u32, b: u32, seed: u32) -> u32 {
+    let p0 = (a + (2u << n) - 1u) >> (n + 1u);
+    let p1 = b >> (n + 1u);
+    if (p0 >= p1) {
+        return 0u;
     }
-    return seen;
+    return tb_merge_pairs(n, p0, p1, seed ^ (n << 26u));
+}
+
+// Merges what is free in leaves [a, b) into whole blocks, order by order from 0 up; for
+// the trim check, which runs with no malloc or free in flight.
+fn tb_merge_leaves(a: u32, b: u32) {
+    for (var n = 0u; n < TB_MAX_ORDER; n++) {
+        tb_merge_within(n, a, b, 0u);
+    }
 }
 
 // A sweep merges a region of 2^TB_SWEEP_SHIFT leaves (so that it reads at most about
@@ -264,11 +280,17 @@ fn tb_sweep(plan: vec3<u32>, seed: u32, s: u32) -> u32 {
     let region = plan.x - firstTrailingBit(plan.y);
     let span = (heap_hash(seed) % plan.z + s / plan.y) % plan.z;
     let step = s % plan.y;
-    let a = (span << plan.x) + (step << region);
-    var seen = tb_merge_leaves(a, a + (1u << region), 0u, region, seed);
-    if (step + 1u == plan.y) {
-        let start = span << plan.x;
-        seen += tb_merge_leaves(start, start + (1u << plan.x), region, plan.x, seed);
+    let start = span << plan.x;
+    let a = start + (step << region);
+    // Orders below a region merge within the region; after the span's last region, the
+    // orders above it merge within the span.
+    let top = select(region, plan.x, step + 1u == plan.y);
+    var seen = 0u;
+    for (var n = 0u; n < min(top, TB_MAX_ORDER); n++) {
+        let low = n < region;
+        let lo = select(start, a, low);
+        let hi = select(start + (1u << plan.x), a + (1u << region), low);
+        seen += tb_merge_within(n, lo, hi, seed);
     }
     return seen;
 }
@@ -315,7 +337,8 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     // otherwise wait as long as newcomers keep coming.
     const TB_PATIENCE = 32u;
     let want = tb_order_for(size_bytes);
-    if (!tb_reserve(1u << want)) {
+    let reserved_from = tb_reserve(1u << want);
+    if (reserved_from == TB_NOT_RESERVED) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
     var level = want; // the order whose semaphore this call waits on
@@ -323,10 +346,13 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     var wait = bsem_new_wait();
     var status = HEAP_CONTENTION;
     var holding = false; // a unit of `level` is ours; its block is still to be found
-    var sweeps = 0u; // regions tb_sweep merged
+    var sweeps = 0u; // regions tb_sweep merged, in all the rounds
     var dry = 0u; // the last sweeps in a row that found no pair available
     var merges_ran_out = false; // HEAP_CONTENTION after sweeping
-    let seed = heap_hash(bsem_ticket ^ size_bytes);
+    var helped = 0u; // regions swept while waiting, after sweeping (as many as sweeps)
+    var plan = vec3<u32>(0u); // tb_sweep_plan(want), once this malloc sweeps
+    var per_pass = 0u; // the regions of a pass: plan.y * plan.z
+    let seed = heap_hash(bsem_ticket ^ size_bytes ^ heap_hash(reserved_from));
     var got = AT_NONE;
     // The loop ends at the end of a round (a block found, or out of memory), never by a
     // return or break from inside it: a lane that leaves the loop from inside can be left
@@ -357,8 +383,20 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
                     r = BSEM_ALLOCATE;
                 }
             }
+            // Sweeps of this round (one call site of tb_sweep, which is large once inlined):
+            // `helping` one region while this malloc waits, `until_supply` while it finds no
+            // block large enough.
+            var helping = false;
+            var until_supply = false;
             if (r == BSEM_PENDING) {
-                continue;
+                // A malloc that already found the heap in pieces waits for blocks that come
+                // from merges: a region swept per round of its wait helps them along, and
+                // keeps its rounds from running out while the sweepers work (a round that
+                // only looks costs a few loads).
+                helping = sweeps > 0u && helped <= 2u * per_pass;
+                if (!helping) {
+                    continue;
+                }
             }
             if (r == BSEM_ALLOCATE) {
                 // A batch of `level` is ours to produce, from a block of a larger order.
@@ -374,35 +412,54 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
                 // if none is.
                 bsem_signal(tb_sem(level), 0u, 1u);
                 let back = tb_order_in_supply(want, path);
-                if (back == TB_NO_ORDER) {
-                    // The reserved leaves are all in blocks smaller than this one: merge a
-                    // region of them (tb_sweep), then start over. Out of memory once a pass
-                    // over every region and one more found no pair available (the one
-                    // more: mallocs sweeping at the same time merge what this one needs,
-                    // and publish it by the time it looks again); contention once two
-                    // passes and one more went by with pairs left (taken by other sweeps,
-                    // or at orders that mallocs wait on).
-                    tb_retire(path);
-                    path = 0u;
-                    let plan = tb_sweep_plan(want);
-                    let per_pass = plan.y * plan.z;
-                    let pairs = tb_sweep(plan, seed, sweeps);
+                if (back != TB_NO_ORDER) {
+                    let kept = path & ((1u << back) - 1u);
+                    tb_retire(path & ~kept);
+                    path = kept;
+                    level = back;
+                    wait = bsem_new_wait();
+                    continue;
+                }
+                // The reserved leaves are all in blocks smaller than this one: merge region
+                // after region (tb_sweep) until a block of `want` or larger is available,
+                // then start over from `want`. The sweeps run inside this round, so that
+                // waits between them do not spend the rounds. Out of memory once a pass
+                // over every region and one more found no pair available (the one more:
+                // mallocs sweeping at the same time merge what this one needs, and publish
+                // it by the time it looks again); contention once two passes and one more
+                // went by with pairs left (taken by other sweeps, or at orders that mallocs
+                // wait on).
+                tb_retire(path);
+                path = 0u;
+                if (sweeps == 0u) {
+                    plan = tb_sweep_plan(want);
+                    per_pass = plan.y * plan.z;
+                }
+                until_supply = true;
+            }
+            if (helping || until_supply) {
+                var supply = false;
+                let limit = select(1u, 2u * per_pass + 1u, until_supply);
+                for (var k = 0u; k < limit && !supply && !merges_ran_out && status == HEAP_CONTENTION; k++) {
+                    let pairs = tb_sweep(plan, select(seed, ~seed, helping), select(sweeps, helped, helping));
+                    if (helping) {
+                        helped += 1u;
+                        continue;
+                    }
                     sweeps += 1u;
                     dry = select(0u, dry + 1u, pairs == 0u);
                     if (dry > per_pass) {
                         status = HEAP_OUT_OF_MEMORY;
                     } else if (sweeps > 2u * per_pass) {
                         merges_ran_out = true;
+                    } else {
+                        supply = tb_order_in_supply(want, 0u) != TB_NO_ORDER;
                     }
+                }
+                if (until_supply) {
                     level = want;
                     wait = bsem_new_wait();
-                    continue;
                 }
-                let kept = path & ((1u << back) - 1u);
-                tb_retire(path & ~kept);
-                path = kept;
-                level = back;
-                wait = bsem_new_wait();
                 continue;
             }
             holding = true;
@@ -545,7 +602,7 @@ fn tb_grow(from_units: u32, to_units: u32) {
 fn tb_trim_check(from_units: u32, to_units: u32) -> bool {
     let a = to_units >> TB_LEAF_SHIFT;
     let b = min(from_units >> TB_LEAF_SHIFT, TB_LEAVES);
-    tb_merge_leaves(a, b, 0u, TB_MAX_ORDER, 0u);
+    tb_merge_leaves(a, b);
     return tb_cover(a, b, TB_COVER_CHECK);
 }
 

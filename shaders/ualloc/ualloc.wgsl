@@ -504,7 +504,6 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     var wait = bsem_new_wait();
     var status = HEAP_CONTENTION;
     var holding = false;
-    var counted = SB_NONE; // a bin of which this call holds a count (a producer's fresh bin)
     var retried = false; // the give-back candidates were retried after the tree buddy ran out
     var misses = 0u; // rounds this call held a unit and found no bin with a count
 #ifdef GPU_HEAP_SUBGROUPS
@@ -533,6 +532,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     var stopped = false; // no leaf for a bin and no block left: `status` says why
     var result = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
     for (var round = 0u; round < UA_ROUNDS && !done && !stopped; round++) {
+        var producing = false; // this call is to make the semaphore's batch: a fresh bin
         if (!holding) {
             var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait, false);
             if (r == BSEM_PENDING && wait.waited >= UA_PATIENCE) {
@@ -544,51 +544,53 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
             if (r == BSEM_PENDING) {
                 continue;
             }
-            if (r == BSEM_ALLOCATE) {
-                let fresh = ua_fresh_bin(c, 1u, 1u);
-                if (fresh.status == HEAP_OK) {
-                    counted = fresh.handle;
-                } else {
-                    // No leaf for a bin: blocks of the class may still be free or coming;
-                    // out of memory only if none is. Empty bins waiting to be given back
-                    // go back first (a malloc of another class may need their leaves).
-                    bsem_signal(s, 0u, 1u);
-                    if (fresh.status == HEAP_OUT_OF_MEMORY && !retried) {
-                        retried = true;
-                        ua_retry_all_give_backs(bsem_ticket);
-                        wait = bsem_new_wait();
-                        continue;
-                    }
+            producing = r == BSEM_ALLOCATE;
+            holding = !producing;
+        }
+        var bin = SB_NONE;
+        var own_bin = false;
+        if (holding) {
+            bin = ua_find_bin(c, bsem_ticket + round * 0x9e3779b9u, round + 1u == UA_ROUNDS);
+            if (bin == SB_NONE) {
+                // The unit's count exists, but with thousands of holders searching, others
+                // can keep taking the counts this one finds: after UA_PATIENCE_HOLDING
+                // rounds it makes a bin of its own, keeps one of its counts and gives the
+                // unit back (the bin's other blocks and the unit go to the semaphore
+                // together, so the books stay balanced).
+                misses += 1u;
+                own_bin = misses % UA_PATIENCE_HOLDING == 0u;
+            }
+        }
+        if (producing || own_bin) {
+            // One call site for both: ua_fresh_bin inlines a whole tree buddy malloc. The
+            // block is claimed in this same round, so the loop never ends holding a
+            // count of the new bin.
+            let fresh = ua_fresh_bin(c, 1u, select(0u, 1u, producing));
+            if (fresh.status == HEAP_OK) {
+                if (own_bin) {
+                    bsem_signal(s, 1u, 0u);
+                }
+                bin = fresh.handle;
+            } else if (producing) {
+                // No leaf for a bin: blocks of the class may still be free or coming;
+                // out of memory only if none is. Empty bins waiting to be given back
+                // go back first (a malloc of another class may need their leaves).
+                bsem_signal(s, 0u, 1u);
+                wait = bsem_new_wait();
+                if (fresh.status == HEAP_OUT_OF_MEMORY && !retried) {
+                    retried = true;
+                    ua_retry_all_give_backs(bsem_ticket);
+                } else if (bsem_count(s) <= 0) {
                     // After the retry, out of memory unless blocks are there now: bins in
                     // production elsewhere are as likely to find no leaf, and waiting for
                     // them with every other malloc of a full heap only runs out the rounds.
-                    wait = bsem_new_wait();
-                    if (bsem_count(s) <= 0) {
-                        status = fresh.status;
-                        stopped = true;
-                    }
-                    continue;
+                    status = fresh.status;
+                    stopped = true;
                 }
+                continue;
             }
-            holding = true;
-        }
-        var bin = counted;
-        if (bin == SB_NONE) {
-            bin = ua_find_bin(c, bsem_ticket + round * 0x9e3779b9u, round + 1u == UA_ROUNDS);
         }
         if (bin == SB_NONE) {
-            misses += 1u;
-            if (misses % UA_PATIENCE_HOLDING == 0u) {
-                // The unit's count exists, but with thousands of holders searching, others
-                // keep taking the counts this one finds: make a bin of its own, keep one
-                // of its counts and give the unit back (the bin's other blocks and the
-                // unit go to the semaphore together, so the books stay balanced).
-                let fresh = ua_fresh_bin(c, 1u, 0u);
-                if (fresh.status == HEAP_OK) {
-                    bsem_signal(s, 1u, 0u);
-                    counted = fresh.handle;
-                }
-            }
             continue;
         }
         let handle = ua_claim_bit(bin, c, bsem_ticket ^ round);

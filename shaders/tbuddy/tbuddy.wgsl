@@ -349,7 +349,7 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     var sweeps = 0u; // regions tb_sweep merged, in all the rounds
     var dry = 0u; // the last sweeps in a row that found no pair available
     var merges_ran_out = false; // HEAP_CONTENTION after sweeping
-    var helped = 0u; // regions swept while waiting, after sweeping (as many as sweeps)
+    var helped = 0u; // regions swept while waiting after sweeping (two passes and one more)
     var plan = vec3<u32>(0u); // tb_sweep_plan(want), once this malloc sweeps
     var per_pass = 0u; // the regions of a pass: plan.y * plan.z
     let seed = heap_hash(bsem_ticket ^ size_bytes ^ heap_hash(reserved_from));
@@ -365,7 +365,9 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     // on one order: its waits read the count before they take (bsem_step). UAlloc's bins
     // are wanted by one malloc per subgroup that runs short, which the look only delays.
     let look_first = mark;
-    for (var round = 0u; round < TB_ROUNDS && !found && !merges_ran_out && status == HEAP_CONTENTION; round++) {
+    for (var round = 0u;
+         round < TB_ROUNDS && !found && !merges_ran_out && status == HEAP_CONTENTION;
+         round++) {
         if (!holding) {
             var r = bsem_step(tb_sem(level), 1u, tb_batch(level), &wait, look_first);
             if (r == BSEM_PENDING && wait.waited >= TB_PATIENCE) {
@@ -440,8 +442,11 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
             if (helping || until_supply) {
                 var supply = false;
                 let limit = select(1u, 2u * per_pass + 1u, until_supply);
-                for (var k = 0u; k < limit && !supply && !merges_ran_out && status == HEAP_CONTENTION; k++) {
-                    let pairs = tb_sweep(plan, select(seed, ~seed, helping), select(sweeps, helped, helping));
+                for (var k = 0u;
+                     k < limit && !supply && !merges_ran_out && status == HEAP_CONTENTION;
+                     k++) {
+                    let s = select(sweeps, helped, helping);
+                    let pairs = tb_sweep(plan, select(seed, ~seed, helping), s);
                     if (helping) {
                         helped += 1u;
                         continue;

@@ -67,18 +67,10 @@ fn a_batch_split_comes_back_together() {
     let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
     assert_eq!(heap.layout().max_alloc, 512 * 256);
     let out = common::storage(&gpu, "out", 16);
-    Kernel::new(&gpu, &heap, KERNEL, "small_then_whole", &[common::RW]).run(
-        &gpu,
-        &heap,
-        &[&out],
-        1,
-    );
-    let words = common::read_words(&gpu, &out, 4);
+    let words = run_on(&gpu, &heap, KERNEL, "small_then_whole", &out, 1);
     assert_eq!(&words[..3], &[gpu_heap::HEAP_OK; 3], "statuses {words:?}");
     assert_ne!(words[3], 0);
-    let report = heap.tbuddy_report().unwrap().unwrap();
-    assert_eq!(report.inconsistencies(), Vec::<String>::new());
-    assert_eq!(report.free_leaves, 0, "{report:?}");
+    assert_books(&heap, 0);
 }
 
 /// A heap of `leaves` leaves of `leaf` bytes, its largest block `top` bytes.
@@ -93,12 +85,31 @@ fn tbuddy_heap(gpu: &Gpu, leaves: u64, leaf: u32, top: u64) -> GpuHeap {
     heap
 }
 
+/// Runs `entry` of `kernel` over `workgroups` workgroups with `buffer` at group 1 and
+/// reads back its first 4 words.
+fn run_on(
+    gpu: &Gpu,
+    heap: &GpuHeap,
+    kernel: &str,
+    entry: &str,
+    buffer: &wgpu::Buffer,
+    workgroups: u32,
+) -> Vec<u32> {
+    Kernel::new(gpu, heap, kernel, entry, &[common::RW]).run(gpu, heap, &[buffer], workgroups);
+    common::read_words(gpu, buffer, 4)
+}
+
+/// The books balance and the free count holds `free_leaves` leaves.
+fn assert_books(heap: &GpuHeap, free_leaves: u64) {
+    let report = heap.tbuddy_report().unwrap().unwrap();
+    assert_eq!(report.inconsistencies(), Vec::<String>::new());
+    assert_eq!(report.free_leaves, free_leaves, "{}", report.summary());
+}
+
 /// The books balance and every leaf is free again.
 fn assert_all_free(heap: &GpuHeap, leaves: u64) {
     assert_eq!(heap.stats().unwrap().allocations_live, 0);
-    let report = heap.tbuddy_report().unwrap().unwrap();
-    assert_eq!(report.inconsistencies(), Vec::<String>::new());
-    assert_eq!(report.free_leaves, leaves, "{}", report.summary());
+    assert_books(heap, leaves);
 }
 
 /// Every leaf of a heap of 2^18 leaves (two sweep regions) allocated and freed: the heap
@@ -123,17 +134,9 @@ fn a_heap_freed_in_leaves_serves_the_whole_heap() {
     }
     assert_all_free(&heap, LEAF_COUNT as u64);
     let out = common::storage(&gpu, "out", 16);
-    Kernel::new(&gpu, &heap, KERNEL, "small_then_whole", &[common::RW]).run(
-        &gpu,
-        &heap,
-        &[&out],
-        1,
-    );
-    let words = common::read_words(&gpu, &out, 4);
+    let words = run_on(&gpu, &heap, KERNEL, "small_then_whole", &out, 1);
     assert_eq!(&words[..3], &[gpu_heap::HEAP_OK; 3], "statuses {words:?}");
-    let report = heap.tbuddy_report().unwrap().unwrap();
-    assert_eq!(report.inconsistencies(), Vec::<String>::new());
-    assert_eq!(report.free_leaves, 0, "{}", report.summary());
+    assert_books(&heap, 0);
 }
 
 /// Trees of 2^24 leaves, 128 sweep regions, two blocks of the largest order: the leftovers
@@ -145,13 +148,7 @@ fn a_top_block_forms_again_on_a_tree_of_many_regions() {
     const LEAF_COUNT: u64 = 1 << 24;
     let heap = tbuddy_heap(&gpu, LEAF_COUNT, 16, LEAF_COUNT * 8);
     let out = common::storage(&gpu, "out", 16);
-    Kernel::new(&gpu, &heap, KERNEL, "small_then_whole", &[common::RW]).run(
-        &gpu,
-        &heap,
-        &[&out],
-        1,
-    );
-    let words = common::read_words(&gpu, &out, 4);
+    let words = run_on(&gpu, &heap, KERNEL, "small_then_whole", &out, 1);
     assert_eq!(
         &words[..3],
         &[gpu_heap::HEAP_OK; 3],
@@ -160,22 +157,14 @@ fn a_top_block_forms_again_on_a_tree_of_many_regions() {
     for pieces_first in 0..2u32 {
         let heap = tbuddy_heap(&gpu, LEAF_COUNT, 16, LEAF_COUNT * 8);
         let out = common::storage_from(&gpu, "out", &[0, 0, 0, 0, pieces_first]);
-        Kernel::new(&gpu, &heap, KERNEL, "top_in_pieces", &[common::RW]).run(
-            &gpu,
-            &heap,
-            &[&out],
-            1,
-        );
-        let words = common::read_words(&gpu, &out, 4);
+        let words = run_on(&gpu, &heap, KERNEL, "top_in_pieces", &out, 1);
         let ok = gpu_heap::HEAP_OK;
         assert_eq!(
             words,
             [ok, 64, ok, ok],
             "pieces first {pieces_first}: statuses, pieces"
         );
-        let report = heap.tbuddy_report().unwrap().unwrap();
-        assert_eq!(report.inconsistencies(), Vec::<String>::new());
-        assert_eq!(report.free_leaves, 0, "{}", report.summary());
+        assert_books(&heap, 0);
     }
 }
 
@@ -189,11 +178,8 @@ fn crowded_large_mallocs_after_the_heap_was_freed_in_pieces() {
     const LEAF_COUNT: u64 = 1 << 24;
     let heap = tbuddy_heap(&gpu, LEAF_COUNT, 16, (1 << 20) * 16);
     let out = common::storage(&gpu, "out", 16);
-    for entry in ["pieces", "halves"] {
-        let workgroups = if entry == "pieces" { 1 } else { 8 };
-        Kernel::new(&gpu, &heap, CROWD, entry, &[common::RW]).run(&gpu, &heap, &[&out], workgroups);
-    }
-    let words = common::read_words(&gpu, &out, 4);
+    run_on(&gpu, &heap, CROWD, "pieces", &out, 1);
+    let words = run_on(&gpu, &heap, CROWD, "halves", &out, 8);
     assert_eq!(
         words,
         [32, 480, 0, 0],
@@ -310,23 +296,22 @@ fn a_segment_without_a_whole_leaf_is_trimmed() {
     Kernel::new(&gpu, &heap, LEAVES, "take", &[common::RW]).run(&gpu, &heap, &[&handles], n / 64);
     let taken = common::read_words(&gpu, &handles, n as u64);
     assert!(taken.iter().all(|&h| h != 0), "the heap did not fill");
-    // Free the leaves at 8..24 and 0..2 of the heap.
-    let mut kept = taken.clone();
-    for h in kept.iter_mut() {
-        let leaf = (*h - 1) >> 4;
-        if leaf < 2 || (8..24).contains(&leaf) {
-            *h = 0;
-        }
-    }
-    let freed: Vec<u32> = (taken.iter().zip(&kept))
-        .map(|(&t, &k)| if k == 0 { t } else { 0 })
+    // Free the leaves at 0..2 and 8..24 of the heap (a handle is its unit + 1, a leaf 16
+    // units); "give" skips the zeros.
+    let freed: Vec<u32> = (taken.iter())
+        .map(|&h| {
+            let leaf = (h - 1) >> 4;
+            if leaf < 2 || (8..24).contains(&leaf) {
+                h
+            } else {
+                0
+            }
+        })
         .collect();
     let to_free = common::storage_from(&gpu, "to free", &freed);
     Kernel::new(&gpu, &heap, LEAVES, "give", &[common::RW]).run(&gpu, &heap, &[&to_free], n / 64);
     assert_eq!(heap.trim().unwrap(), 16);
-    let report = heap.tbuddy_report().unwrap().unwrap();
-    assert_eq!(report.inconsistencies(), Vec::<String>::new());
-    assert_eq!(report.free_leaves, 18, "{}", report.summary());
+    assert_books(&heap, 18);
 }
 
 const LEAVES: &str = r#"

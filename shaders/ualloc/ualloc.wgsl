@@ -418,22 +418,22 @@ fn ua_collective(c: u32) -> UaCollective {
     if (short) {
         // Too few blocks free: fresh bins of the group's own (a collective acquire: a
         // leaf per bin's worth of lanes, where one malloc after another would each wait
-        // on the semaphore), made by the leader one at a time and handed to the lanes by
-        // rank; the last one's other blocks join the semaphore. ua_malloc claims the bits.
+        // on the semaphore). The first lane of each bin's worth makes it, all at once
+        // (one tree buddy malloc's latency, not one per bin), and its lanes learn it by
+        // a reduction; the last one's other blocks join the semaphore. Lanes whose bin
+        // found no leaf go on alone. ua_malloc claims the bits.
         let per = ua_blocks(lead);
-        for (var j = 0u; j < min((k + per - 1u) / per, UA_GROUP_BINS); j++) {
-            var fresh = SB_NONE;
-            if (same && rank == 0u) {
-                let made = ua_fresh_bin(lead, min(per, k - j * per), 0u);
-                if (made.status == HEAP_OK) {
-                    fresh = made.handle;
-                }
+        let bins = min((k + per - 1u) / per, UA_GROUP_BINS);
+        var made = SB_NONE;
+        if (same && rank % per == 0u && rank / per < bins) {
+            let fresh = ua_fresh_bin(lead, min(per, k - rank), 0u);
+            if (fresh.status == HEAP_OK) {
+                made = fresh.handle;
             }
-            fresh = subgroupBroadcastFirst(fresh);
-            if (fresh == SB_NONE) {
-                break;
-            }
-            if (same && rank / per == j) {
+        }
+        for (var j = 0u; j < bins; j++) {
+            let fresh = subgroupMin(select(SB_NONE, made, same && rank == j * per));
+            if (fresh != SB_NONE && same && rank / per == j) {
                 out = UaCollective(HEAP_NULL, true, true, fresh);
             }
         }

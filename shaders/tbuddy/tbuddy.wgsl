@@ -363,7 +363,8 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     var result = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
     // A user's block (marked) is wanted by one malloc per lane, so a whole dispatch can wait
     // on one order: its waits read the count before they take (bsem_step). UAlloc's bins
-    // are wanted by one malloc per subgroup that runs short, which the look only delays.
+    // are wanted by a malloc per bin's worth of a subgroup that runs short (one per
+    // subgroup up to 128 B blocks, 2-16 above), which the look only delays.
     let look_first = mark;
     for (var round = 0u;
          round < TB_ROUNDS && !found && !merges_ran_out && status == HEAP_CONTENTION;

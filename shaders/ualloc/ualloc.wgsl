@@ -372,9 +372,9 @@ fn ua_lowest_bits(word: u32, n: u32) -> u32 {
 // first active lane (the collective primitives of section 4.2.2 as subgroup operations):
 // one take of their units from the semaphore, one of their counts from a bin, and one
 // atomicOr per bitmap word for their blocks; or, with too few units, fresh bins of their
-// own. Returns this lane's block, or HEAP_NULL with `held` saying whether the lane holds a
-// semaphore unit (the per-lane loop finds its count) and `counted` whether it holds a
-// count of bin `bin` (ua_malloc claims its bit).
+// own. Returns this lane's block, or HEAP_NULL with `counted` saying whether it holds a
+// count of bin `bin` (ua_malloc claims its bit; nothing else is held then) and otherwise
+// `held` whether it holds a semaphore unit (the per-lane loop finds its count).
 struct UaCollective {
     handle: u32,
     held: bool,
@@ -382,7 +382,7 @@ struct UaCollective {
     bin: u32,
 }
 
-// Fresh bins a subgroup's leader makes at most: a subgroup of 32 lanes of the 2 KiB class.
+// Fresh bins a subgroup makes at once at most: a subgroup of 32 lanes of the 2 KiB class.
 const UA_GROUP_BINS: u32 = 16u;
 
 fn ua_collective(c: u32) -> UaCollective {

@@ -1,0 +1,103 @@
+//! UAlloc beyond the conformance suite: a heap run out by the classes whose subgroups,
+//! short of free blocks, make several fresh bins at once (2 KiB and 1 KiB: two and four
+//! blocks a bin), filled exactly, freed whole, and filled again with the other class.
+
+mod common;
+
+use common::Kernel;
+use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy, HEAP_OK, HEAP_OUT_OF_MEMORY};
+
+/// out[0] is the size; from out[1], per invocation, a handle and a status. take: malloc and
+/// write a pattern into every word. give: check the pattern, then free; the status becomes
+/// the free's, or BAD_PATTERN.
+const KERNEL: &str = r#"
+#include "alloc.wgsl"
+@group(1) @binding(0) var<storage, read_write> out: array<u32>;
+const BAD_PATTERN: u32 = 0xbadu;
+fn pattern(id: u32, word: u32) -> u32 {
+    return (id * 0x9e3779b9u) ^ word;
+}
+@compute @workgroup_size(64)
+fn take(@builtin(global_invocation_id) id: vec3<u32>) {
+    let slot = 1u + 2u * id.x;
+    if (slot + 1u < arrayLength(&out)) {
+        let p = malloc(out[0]);
+        out[slot] = p;
+        out[slot + 1u] = heap_status;
+        if (p != 0u) {
+            for (var w = 0u; w < out[0] / 4u; w++) {
+                heap_store(p, w, pattern(id.x, w));
+            }
+        }
+    }
+}
+@compute @workgroup_size(64)
+fn give(@builtin(global_invocation_id) id: vec3<u32>) {
+    let slot = 1u + 2u * id.x;
+    if (slot + 1u < arrayLength(&out) && out[slot] != 0u) {
+        var intact = true;
+        for (var w = 0u; w < out[0] / 4u; w++) {
+            intact = intact && heap_load(out[slot], w) == pattern(id.x, w);
+        }
+        free(out[slot]);
+        out[slot + 1u] = select(BAD_PATTERN, heap_status, intact);
+    }
+}
+"#;
+
+const LEAVES: u64 = 256;
+const LEAF: u64 = 4096;
+
+#[test]
+fn short_subgroups_fill_the_heap_exactly_and_free_it_whole() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let config = HeapConfig::new(LEAVES * LEAF)
+        .strategy(Strategy::UAlloc)
+        .watchdog(common::WATCHDOG);
+    let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+    let take = Kernel::new(&gpu, &heap, KERNEL, "take", &[common::RW]);
+    let give = Kernel::new(&gpu, &heap, KERNEL, "give", &[common::RW]);
+    for size in [2048u32, 1024, 2048] {
+        let capacity = heap.layout().capacity_for(size);
+        assert_eq!(capacity, LEAVES * LEAF / size as u64);
+        // Half as many mallocs again as fit, in whole workgroups.
+        let n = capacity * 3 / 2;
+        let mut words = vec![0u32; 1 + 2 * n as usize];
+        words[0] = size;
+        let out = common::storage_from(&gpu, "out", &words);
+        take.run(&gpu, &heap, &[&out], (n / 64) as u32);
+        let words = common::read_words(&gpu, &out, 1 + 2 * n);
+        let (handles, statuses): (Vec<u32>, Vec<u32>) =
+            words[1..].chunks(2).map(|s| (s[0], s[1])).unzip();
+        assert!(
+            statuses
+                .iter()
+                .all(|&s| s == HEAP_OK || s == HEAP_OUT_OF_MEMORY),
+            "{size} B: a malloc failed other than out of memory: {statuses:?}"
+        );
+        let mut blocks: Vec<u64> = (handles.iter())
+            .filter(|&&h| h != 0)
+            .map(|&h| (h - 1) as u64 * 16)
+            .collect();
+        assert_eq!(blocks.len() as u64, capacity, "{size} B: blocks served");
+        blocks.sort_unstable();
+        assert!(
+            blocks.windows(2).all(|b| b[0] + size as u64 <= b[1]),
+            "{size} B: blocks overlap"
+        );
+        assert!(blocks
+            .iter()
+            .all(|&b| b % size as u64 == 0 && b + size as u64 <= LEAVES * LEAF));
+        give.run(&gpu, &heap, &[&out], (n / 64) as u32);
+        let words = common::read_words(&gpu, &out, 1 + 2 * n);
+        for (h, s) in words[1..].chunks(2).map(|s| (s[0], s[1])) {
+            assert!(h == 0 || s == HEAP_OK, "{size} B: free of {h} said {s:#x}");
+        }
+        assert_eq!(heap.stats().unwrap().allocations_live, 0);
+        let books = heap.ualloc_report().unwrap().unwrap();
+        assert_eq!(books.inconsistencies(), Vec::<String>::new(), "{size} B");
+        // Every bin went back to the tree buddy, so the next class finds every leaf.
+        let tree = heap.tbuddy_report().unwrap().unwrap();
+        assert_eq!(tree.free_leaves, LEAVES, "{size} B: {}", tree.summary());
+    }
+}

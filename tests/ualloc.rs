@@ -65,10 +65,13 @@ fn short_subgroups_fill_the_heap_exactly_and_free_it_whole() {
         let mut words = vec![0u32; 1 + 2 * n as usize];
         words[0] = size;
         let out = common::storage_from(&gpu, "out", &words);
-        take.run(&gpu, &heap, &[&out], (n / 64) as u32);
-        let words = common::read_words(&gpu, &out, 1 + 2 * n);
-        let (handles, statuses): (Vec<u32>, Vec<u32>) =
-            words[1..].chunks(2).map(|s| (s[0], s[1])).unzip();
+        // Runs a kernel over the n invocations: each one's handle and status.
+        let run = |kernel: &Kernel| -> Vec<(u32, u32)> {
+            kernel.run(&gpu, &heap, &[&out], (n / 64) as u32);
+            let words = common::read_words(&gpu, &out, 1 + 2 * n);
+            words[1..].chunks(2).map(|s| (s[0], s[1])).collect()
+        };
+        let (handles, statuses): (Vec<u32>, Vec<u32>) = run(&take).into_iter().unzip();
         assert!(
             statuses
                 .iter()
@@ -88,9 +91,7 @@ fn short_subgroups_fill_the_heap_exactly_and_free_it_whole() {
         assert!(blocks
             .iter()
             .all(|&b| b % size as u64 == 0 && b + size as u64 <= LEAVES * LEAF));
-        give.run(&gpu, &heap, &[&out], (n / 64) as u32);
-        let words = common::read_words(&gpu, &out, 1 + 2 * n);
-        for (h, s) in words[1..].chunks(2).map(|s| (s[0], s[1])) {
+        for (h, s) in run(&give) {
             assert!(h == 0 || s == HEAP_OK, "{size} B: free of {h} said {s:#x}");
         }
         assert_eq!(heap.stats().unwrap().allocations_live, 0);

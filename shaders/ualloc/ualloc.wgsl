@@ -414,6 +414,14 @@ fn ua_collective(c: u32) -> UaCollective {
     bin = subgroupBroadcastFirst(bin);
     have = subgroupBroadcastFirst(have);
     short = subgroupBroadcastFirst(u32(short)) != 0u;
+    // The leader's take of k units set its ticket (bsem_ticket: the count before the take);
+    // the k units are the counts below it, so each lane takes the one of its rank as its own
+    // ticket. Lanes that searched with the ticket they came in with (0 in a fresh invocation)
+    // would all descend the same path, to the same bin, and lose its counts to each other.
+    let ticket = subgroupBroadcastFirst(bsem_ticket);
+    if (same && rank < units) {
+        bsem_ticket = ticket - rank;
+    }
     var out = UaCollective(HEAP_NULL, same && rank < units, same && rank < have, bin);
     if (short) {
         // Too few blocks free: fresh bins of the group's own (a collective acquire: a

@@ -415,9 +415,10 @@ fn ua_collective(c: u32) -> UaCollective {
     have = subgroupBroadcastFirst(have);
     short = subgroupBroadcastFirst(u32(short)) != 0u;
     // The leader's take of k units set its ticket (bsem_ticket: the count before the take);
-    // the k units are the counts below it, so each lane takes the one of its rank as its own
-    // ticket. Lanes that searched with the ticket they came in with (0 in a fresh invocation)
-    // would all descend the same path, to the same bin, and lose its counts to each other.
+    // the k units are the counts from it down, so each lane takes the one of its rank as
+    // its own ticket. Lanes that searched with the ticket they came in with (0 in a fresh
+    // invocation) would all descend the same path, to the same bin, and lose its counts
+    // to each other.
     let ticket = subgroupBroadcastFirst(bsem_ticket);
     if (same && rank < units) {
         bsem_ticket = ticket - rank;
@@ -429,7 +430,7 @@ fn ua_collective(c: u32) -> UaCollective {
         // on the semaphore). The first lane of each bin's worth makes it, all at once
         // (one tree buddy malloc's latency, not one per bin), and its lanes learn it by
         // a reduction; the last one's other blocks join the semaphore. Lanes whose bin
-        // found no leaf go on alone. ua_malloc claims the bits.
+        // found no leaf go on alone.
         let per = ua_blocks(lead);
         let bins = min((k + per - 1u) / per, UA_GROUP_BINS);
         var made = SB_NONE;
@@ -443,6 +444,19 @@ fn ua_collective(c: u32) -> UaCollective {
             let fresh = subgroupMin(select(SB_NONE, made, same && rank == j * per));
             if (fresh != SB_NONE && same && rank / per == j) {
                 out = UaCollective(HEAP_NULL, true, true, fresh);
+            }
+        }
+        // A fresh bin's blocks are all free but those that holders of its signalled counts
+        // took once it was shown, so each lane first tries the block of its rank in its
+        // bin: one atomicOr of its own bit (the lanes of a word in one instruction), where
+        // claims from one seed would collide lane after lane. One that lost its block
+        // (still holding its count) claims another in ua_malloc.
+        if (out.counted) {
+            let q = rank % per;
+            let bit = 1u << (q & 31u);
+            let word = UA_BITMAP + UA_BITMAP_WORDS * out.bin + (q >> 5u);
+            if ((atomicOr(&heap_meta[word], bit) & bit) == 0u) {
+                out.handle = heap_handle_of((out.bin << UA_BIN_SHIFT) + (q << lead));
             }
         }
         return out;

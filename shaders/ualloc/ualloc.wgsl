@@ -448,10 +448,11 @@ fn ua_collective(c: u32) -> UaCollective {
         }
         // A fresh bin's blocks are all free but those that holders of its signalled counts
         // took once it was shown, so each lane first tries the block of its rank in its
-        // bin: one atomicOr of its own bit (the lanes of a word in one instruction), where
-        // claims from one seed would collide lane after lane. One that lost its block
-        // (still holding its count) claims another in ua_malloc.
+        // bin: one atomicOr of its own bit, where claims from one seed would collide lane
+        // after lane. One that lost its block (still holding its count) claims another in
+        // ua_malloc, seeded by a ticket of its own (these lanes took no unit).
         if (out.counted) {
+            bsem_ticket = heap_hash(out.bin) + rank;
             let q = rank % per;
             let bit = 1u << (q & 31u);
             let word = UA_BITMAP + UA_BITMAP_WORDS * out.bin + (q >> 5u);

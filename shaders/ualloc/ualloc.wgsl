@@ -370,11 +370,12 @@ fn ua_lowest_bits(word: u32, n: u32) -> u32 {
 
 // The collective first attempt of the lanes of a subgroup that malloc the class of its
 // first active lane (the collective primitives of section 4.2.2 as subgroup operations):
-// one take of their units from the semaphore, one of their counts from a bin, and one
-// atomicOr per bitmap word for their blocks; or, with too few units, fresh bins of their
-// own. Returns this lane's block, or HEAP_NULL with `counted` saying whether it holds a
-// count of bin `bin` (ua_malloc claims its bit; nothing else is held then) and otherwise
-// `held` whether it holds a semaphore unit (the per-lane loop finds its count).
+// one take of their units from the semaphore, then per bin's worth of lanes one bin, found
+// with one count taken for each lane in one atomic, or, with too few units, made fresh;
+// then their blocks, a bitmap word per atomicOr. Returns this lane's block, or HEAP_NULL
+// with `counted` saying whether it holds a count of bin `bin` (ua_malloc claims its bit;
+// nothing else is held then) and otherwise `held` whether it holds a semaphore unit (the
+// per-lane loop finds its count).
 struct UaCollective {
     handle: u32,
     held: bool,
@@ -382,7 +383,8 @@ struct UaCollective {
     bin: u32,
 }
 
-// Fresh bins a subgroup makes at once at most: a subgroup of 32 lanes of the 2 KiB class.
+// Bins a subgroup finds or makes at once at most: a subgroup of 32 lanes of the 2 KiB
+// class.
 const UA_GROUP_BINS: u32 = 16u;
 
 fn ua_collective(c: u32) -> UaCollective {
@@ -391,89 +393,96 @@ fn ua_collective(c: u32) -> UaCollective {
     let same = c == lead;
     let rank = subgroupExclusiveAdd(select(0u, 1u, same));
     let k = subgroupAdd(select(0u, 1u, same));
-    var units = 0u;
-    var bin = SB_NONE;
-    var have = 0u;
-    var short = false; // the semaphore had too few units for the group
+    var took = false;
     if (same && rank == 0u) {
-        if (bsem_try_take(ua_sem(c), k)) {
-            units = k;
-            bin = ua_find_bin(c, bsem_ticket, false);
-            if (bin != SB_NONE) {
-                // ua_find_bin took one count; the others at once from the same bin.
-                have = 1u;
-                if (k > 1u) {
-                    have += ua_take_counts(bin, c, k - 1u);
-                }
-            }
-        } else {
-            short = true;
-        }
+        took = bsem_try_take(ua_sem(c), k);
     }
-    units = subgroupBroadcastFirst(units);
-    bin = subgroupBroadcastFirst(bin);
-    have = subgroupBroadcastFirst(have);
-    short = subgroupBroadcastFirst(u32(short)) != 0u;
+    took = subgroupBroadcastFirst(u32(took)) != 0u;
     // The leader's take of k units set its ticket (bsem_ticket: the count before the take);
     // the k units are the counts from it down, so each lane takes the one of its rank as
     // its own ticket. Lanes that searched with the ticket they came in with (0 in a fresh
     // invocation) would all descend the same path, to the same bin, and lose its counts
     // to each other.
     let ticket = subgroupBroadcastFirst(bsem_ticket);
-    if (same && rank < units) {
+    if (same && took) {
         bsem_ticket = ticket - rank;
     }
-    var out = UaCollective(HEAP_NULL, same && rank < units, same && rank < have, bin);
-    if (short) {
-        // Too few blocks free: fresh bins of the group's own (a collective acquire: a
-        // leaf per bin's worth of lanes, where one malloc after another would each wait
-        // on the semaphore). The first lane of each bin's worth makes it, all at once
-        // (one tree buddy malloc's latency, not one per bin), and its lanes learn it by
-        // a reduction; the last one's other blocks join the semaphore. Lanes whose bin
-        // found no leaf go on alone.
-        let per = ua_blocks(lead);
-        let bins = min((k + per - 1u) / per, UA_GROUP_BINS);
-        var made = SB_NONE;
-        if (same && rank % per == 0u && rank / per < bins) {
-            let fresh = ua_fresh_bin(lead, min(per, k - rank), 0u);
-            if (fresh.status == HEAP_OK) {
-                made = fresh.handle;
-            }
-        }
-        for (var j = 0u; j < bins; j++) {
-            let fresh = subgroupMin(select(SB_NONE, made, same && rank == j * per));
-            if (fresh != SB_NONE && same && rank / per == j) {
-                out = UaCollective(HEAP_NULL, true, true, fresh);
-            }
-        }
-        // A fresh bin's blocks are all free but those that holders of its signalled counts
-        // took once it was shown, so each lane first tries the block of its rank in its
-        // bin: one atomicOr of its own bit, where claims from one seed would collide lane
-        // after lane. One that lost its block (still holding its count) claims another in
-        // ua_malloc, seeded by a ticket of its own (these lanes took no unit).
-        if (out.counted) {
-            bsem_ticket = heap_hash(out.bin) + rank;
-            let q = rank % per;
-            let bit = 1u << (q & 31u);
-            let word = UA_BITMAP + UA_BITMAP_WORDS * out.bin + (q >> 5u);
-            if ((atomicOr(&heap_meta[word], bit) & bit) == 0u) {
-                out.handle = heap_handle_of((out.bin << UA_BIN_SHIFT) + (q << lead));
-            }
-        }
-        return out;
-    }
-    if (have == 0u) {
-        return out;
-    }
-    // The lanes holding a count of `bin` claim their blocks a word at a time: the first of
-    // them sets as many free bits of the word as lanes wait, and each waiting lane takes
-    // one of the bits that were indeed free.
+    // Each bin's worth of lanes (`per`) shares one bin, which its first lane finds (the
+    // units were there) or makes (too few: a collective acquire, where one malloc after
+    // another would each wait on the semaphore), all bins at once; a bin of one bitmap word
+    // is claimed by that lane too, with one atomicOr for the lanes' blocks. A bitmap of
+    // several words (classes of up to 64 B, a bin's worth beyond any subgroup) is claimed
+    // a word at a time by the whole group below, so the group then takes one bin.
+    let per = ua_blocks(lead);
     let words = ua_bitmap_words(lead);
+    let bins = select(min((k + per - 1u) / per, UA_GROUP_BINS), 1u, words > 1u);
+    var my_bin = SB_NONE;
+    var my_have = 0u;
+    var my_got = 0u;
+    if (same && rank % per == 0u && rank / per < bins) {
+        let lanes = min(per, k - rank);
+        if (took) {
+            my_bin = ua_find_bin(lead, bsem_ticket, false);
+            if (my_bin != SB_NONE) {
+                // ua_find_bin took one count; the others at once from the same bin.
+                my_have = 1u;
+                if (lanes > 1u) {
+                    my_have += ua_take_counts(my_bin, lead, lanes - 1u);
+                }
+            }
+        } else {
+            let fresh = ua_fresh_bin(lead, lanes, 0u);
+            if (fresh.status == HEAP_OK) {
+                my_bin = fresh.handle;
+                my_have = lanes;
+            }
+        }
+        if (my_have > 0u && words == 1u) {
+            let word = UA_BITMAP + UA_BITMAP_WORDS * my_bin;
+            let pick = ua_lowest_bits(~atomicLoad(&heap_meta[word]) & ua_word_mask(lead), my_have);
+            if (pick != 0u) {
+                my_got = pick & ~atomicOr(&heap_meta[word], pick);
+            }
+        }
+    }
+    // The lanes learn their bin, whether they hold a count of it, and their block if the
+    // claim above got one, by reductions over each bin's first lane. Lanes left without a
+    // count go on alone: holding a unit if the group took them, none if it made bins.
+    var out = UaCollective(HEAP_NULL, same && took, false, SB_NONE);
+    for (var j = 0u; j < bins; j++) {
+        let first = same && rank == j * per;
+        let bin = subgroupMin(select(SB_NONE, my_bin, first));
+        let have = subgroupMax(select(0u, my_have, first));
+        let got = subgroupOr(select(0u, my_got, first));
+        let order = rank % per;
+        if (same && rank / per == j && order < have) {
+            out.bin = bin;
+            out.counted = true;
+            if (order < countOneBits(got)) {
+                var bits = got;
+                for (var i = 0u; i < order; i++) {
+                    bits &= bits - 1u;
+                }
+                out.handle = heap_handle_of((bin << UA_BIN_SHIFT) + (firstTrailingBit(bits) << lead));
+            }
+        }
+    }
+    if (out.counted && !took) {
+        // A seed of its own for a lane that claims its block alone (ua_malloc): these
+        // lanes took no unit, so no ticket.
+        bsem_ticket = heap_hash(out.bin) + rank;
+    }
+    if (words == 1u) {
+        return out;
+    }
+    // The lanes holding a count of the group's one bin claim their blocks a word at a
+    // time: the first of them sets as many free bits of the word as lanes wait, and each
+    // waiting lane takes one of the bits that were indeed free.
     let mask = ua_word_mask(lead);
-    let base = UA_BITMAP + UA_BITMAP_WORDS * bin;
-    var w = heap_hash(bin ^ bsem_ticket) % words;
-    w = subgroupBroadcastFirst(w);
+    let base = UA_BITMAP + UA_BITMAP_WORDS * out.bin;
+    let w0 = subgroupBroadcastFirst(heap_hash(out.bin ^ bsem_ticket) % words);
     for (var t = 0u; t < UA_GROUP_WORD_TRIES; t++) {
+        let w = (w0 + t) % words;
         let waiting = out.counted && out.handle == HEAP_NULL;
         let need = subgroupAdd(select(0u, 1u, waiting));
         if (need == 0u) {
@@ -494,10 +503,8 @@ fn ua_collective(c: u32) -> UaCollective {
             for (var i = 0u; i < order; i++) {
                 bits &= bits - 1u;
             }
-            let b = firstTrailingBit(bits);
-            out.handle = heap_handle_of((bin << UA_BIN_SHIFT) + ((w * 32u + b) << lead));
+            out.handle = heap_handle_of((out.bin << UA_BIN_SHIFT) + ((w * 32u + firstTrailingBit(bits)) << lead));
         }
-        w = (w + 1u) % words;
     }
     return out;
 }

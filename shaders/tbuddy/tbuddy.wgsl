@@ -535,8 +535,16 @@ fn tb_free(ptr: u32) -> HeapFree {
 // merging, and its leaves counted free. For tb_free, and for UAlloc's bins (leaves that
 // tb_malloc handed out unmarked, which UAlloc tracks itself).
 fn tb_give_back(n: u32, v: u32) {
-    tb_give(n, v);
-    atomicAdd(&heap_meta[TB_FREE], 1u << n);
+    at_publish(n, v);
+    tb_count_given(n, 1u);
+}
+
+// Counts `k` blocks of order n that were published (at_publish) as given back: their
+// semaphore units and their leaves. One call for many blocks is one atomic on each of the
+// two words every give-back touches (UAlloc's collective release).
+fn tb_count_given(n: u32, k: u32) {
+    bsem_signal(tb_sem(n), k, 0u);
+    atomicAdd(&heap_meta[TB_FREE], k << n);
 }
 
 // Takes node v of order n for a merge if it is available (semaphore unit first, then its

@@ -223,33 +223,58 @@ fn ua_give_count(bin: u32, c: u32) {
 }
 
 // Gives an empty bin back to the tree buddy: its blocks leave the semaphore first, then
-// the state word goes from "all free" to zero in one exchange, which fails if any count
-// was taken meanwhile. While mallocs of the class wait or hold units the semaphore cannot
+// the state word goes from "all free" to zero (ua_retire), which fails if any count was
+// taken meanwhile. While mallocs of the class wait or hold units the semaphore cannot
 // spare the blocks (they may be the ones those mallocs will find); the bin then becomes a
 // candidate in the class's range of UA_RETIRE, retried by later frees of the class and by
 // any malloc that finds the tree buddy out of leaves (ua_retry_give_backs).
 fn ua_give_back(bin: u32, c: u32) {
     let s = ua_sem(c);
-    let blocks = ua_blocks(c);
-    if (atomicLoad(&heap_meta[s + 1u]) == 0u && bsem_try_take(s, blocks)) {
-        let full = ua_state(c, blocks);
-        for (var attempt = 0u; attempt < 4u; attempt++) {
-            let r = atomicCompareExchangeWeak(&heap_meta[UA_STATE + bin], full, 0u);
-            if (r.exchanged) {
-                sb_try_clear(UA_SETS, ua_set_index(c, bin));
-                sb_try_clear(UA_RETIRE, ua_set_index(c, bin));
-                tb_give_back(0u, bin);
-                return;
-            }
-            if (r.old_value != full) {
-                // A count was taken: the bin is in use, and its last free tries again.
-                bsem_signal(s, blocks, 0u);
-                return;
-            }
+    if (ua_may_take_bins(c, 1u)) {
+        let r = ua_retire(bin, c);
+        if (r == UA_RETIRED) {
+            tb_count_given(0u, 1u);
+            return;
         }
-        bsem_signal(s, blocks, 0u);
+        bsem_signal(s, ua_blocks(c), 0u);
+        if (r == UA_IN_USE) {
+            return;
+        }
     }
     sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+}
+
+// Takes the blocks of `bins` empty bins of class c from its semaphore, unless mallocs of
+// the class wait or hold units.
+fn ua_may_take_bins(c: u32, bins: u32) -> bool {
+    let s = ua_sem(c);
+    return atomicLoad(&heap_meta[s + 1u]) == 0u && bsem_try_take(s, bins * ua_blocks(c));
+}
+
+// What ua_retire did with an empty bin whose blocks its caller took from the semaphore:
+// retired it (the caller counts its leaf given back: tb_count_given), or not, because a
+// count was taken (the bin is in use; its last free tries again) or the compare-exchange
+// kept failing spuriously (the caller lists it); in both the caller signals the blocks
+// back.
+const UA_RETIRED: u32 = 0u;
+const UA_IN_USE: u32 = 1u;
+const UA_RETRY_LATER: u32 = 2u;
+
+fn ua_retire(bin: u32, c: u32) -> u32 {
+    let full = ua_state(c, ua_blocks(c));
+    for (var attempt = 0u; attempt < 4u; attempt++) {
+        let r = atomicCompareExchangeWeak(&heap_meta[UA_STATE + bin], full, 0u);
+        if (r.exchanged) {
+            sb_try_clear(UA_SETS, ua_set_index(c, bin));
+            sb_try_clear(UA_RETIRE, ua_set_index(c, bin));
+            at_publish(0u, bin);
+            return UA_RETIRED;
+        }
+        if (r.old_value != full) {
+            return UA_IN_USE;
+        }
+    }
+    return UA_RETRY_LATER;
 }
 
 // Every class's candidates, up to UA_OOM_RETRIES each: for a malloc that found the tree
@@ -667,21 +692,80 @@ fn ua_free(ptr: u32) -> HeapFree {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
 #ifdef GPU_HEAP_SUBGROUPS
-    // The lanes of a subgroup that free into the bin of its first such lane return their
-    // counts and signal with one atomic each (the collective release of section 4.2.2).
-    let same = bin == subgroupBroadcastFirst(bin);
-    let n = select(1u, subgroupAdd(select(0u, 1u, same)), same);
-    let acts = !same || subgroupExclusiveAdd(select(0u, 1u, same)) == 0u;
+    ua_release(bin, c, unit);
 #else
-    let n = 1u;
-    let acts = true;
+    ua_give_count(bin, c);
+    ua_retry_give_backs(c, 1u, unit);
 #endif
-    if (acts) {
-        ua_give_counts(bin, c, n);
-        ua_retry_give_backs(c, 1u, unit);
-    }
     return HeapFree(1u << c, HEAP_OK);
 }
+
+#ifdef GPU_HEAP_SUBGROUPS
+// The collective release of section 4.2.2, for the lanes of a subgroup that freed a block
+// of bin `bin`, class c (each has cleared its bit): the lanes of the first one's bin
+// return their counts with one atomic; the lanes of the first one's class signal its
+// semaphore with one atomic, and give back the bins their frees left empty together: one
+// take of those bins' blocks from the semaphore, each bin's compare-exchange, then one
+// signal for the blocks of bins found in use and one count of the leaves that went back.
+// Every give-back and every free would otherwise be an atomic on the same two or three
+// words as all others of the class (thousands of bins a dispatch at 256 B-2 KiB). Lanes
+// of other classes free alone.
+fn ua_release(bin: u32, c: u32, unit: u32) {
+    let same_bin = bin == subgroupBroadcastFirst(bin);
+    let n = select(1u, subgroupAdd(select(0u, 1u, same_bin)), same_bin);
+    let acts = !same_bin || subgroupExclusiveAdd(select(0u, 1u, same_bin)) == 0u;
+    if (c != subgroupBroadcastFirst(c)) {
+        if (acts) {
+            ua_give_counts(bin, c, n);
+            ua_retry_give_backs(c, 1u, unit);
+        }
+        return;
+    }
+    // Here every lane is of class c, and the first one acts.
+    let first = subgroupExclusiveAdd(1u) == 0u;
+    var empty = false;
+    if (acts) {
+        let old = atomicAdd(&heap_meta[UA_STATE + bin], n * UA_COUNT_ONE);
+        // Shown again if it had none, or if a decrement being undone made it look so (that
+        // undo then shows it too: ua_undo).
+        if (ua_count(old) == 0u || ua_count(old) > ua_blocks(c)) {
+            sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+        }
+        empty = ua_count(old) + n == ua_blocks(c);
+    }
+    // The signal comes after every lane's add has returned, so a malloc that takes one of
+    // these units finds the count in its bin.
+    let freed = subgroupAdd(select(0u, n, acts));
+    if (first) {
+        bsem_signal(ua_sem(c), freed, 0u);
+    }
+    let bins = subgroupAdd(select(0u, 1u, empty));
+    if (bins > 0u) {
+        var took = false;
+        if (first) {
+            took = ua_may_take_bins(c, bins);
+        }
+        took = subgroupBroadcastFirst(u32(took)) != 0u;
+        var r = UA_RETRY_LATER;
+        if (empty && took) {
+            r = ua_retire(bin, c);
+        }
+        if (empty && r == UA_RETRY_LATER) {
+            sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+        }
+        let gone = subgroupAdd(select(0u, 1u, empty && r == UA_RETIRED));
+        if (first && took && gone < bins) {
+            bsem_signal(ua_sem(c), (bins - gone) * ua_blocks(c), 0u);
+        }
+        if (first && gone > 0u) {
+            tb_count_given(0u, gone);
+        }
+    }
+    if (acts) {
+        ua_retry_give_backs(c, 1u, unit);
+    }
+}
+#endif
 
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     return ua_malloc(size_bytes);

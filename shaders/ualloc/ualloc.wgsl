@@ -30,11 +30,12 @@
 //     live while the bin belongs to UAlloc; tree buddy blocks start at a leaf whose state
 //     word is zero (the bins UAlloc takes are unmarked in the tree buddy, so a free can
 //     never give one back to it while UAlloc holds it).
-//   - The collective primitives of 4.2.2 are subgroup operations (ua_collective): the lanes
-//     of a subgroup that malloc one class take their units with one atomic, their counts
-//     from one bin with one more, and their blocks a bitmap word at a time; a subgroup
-//     that finds too few units takes fresh bins for its lanes at once. The lanes that
-//     free into one bin return their counts and signal once.
+//   - The collective primitives of 4.2.2 are subgroup operations (ua_collective,
+//     ua_release): the lanes of a subgroup that malloc one class take their units with one
+//     atomic, then per bin's worth of lanes the counts of one bin with one more (or, with
+//     too few units, a fresh bin), all bins at once, and their blocks a bitmap word at a
+//     time. The lanes that free into one bin return their counts with one atomic; those of
+//     one class signal once and give back the bins they emptied together.
 //   - Nothing waits for a give-back: when the semaphore cannot spare an empty bin's blocks
 //     (mallocs of the class hold or wait for units), the bin becomes a candidate in summary
 //     bitmap UA_RETIRE, retried by later frees of its class and by mallocs that find the
@@ -74,8 +75,8 @@
 //
 // Loops: malloc's loop makes at most UA_ROUNDS rounds (a semaphore step, or a search for a
 // bin); a large malloc two tries; a bin search UA_SEARCH_TRIES tries; a bitmap claim at
-// most UA_BIT_TRIES atomics, a subgroup's claim UA_GROUP_WORD_TRIES words, and its fresh
-// bins at most UA_GROUP_BINS; the give-back's compare-exchange at most 4 attempts, its
+// most UA_BIT_TRIES atomics, a subgroup's claim UA_GROUP_WORD_TRIES words, and its bins
+// at most UA_GROUP_BINS; the give-back's compare-exchange at most 4 attempts, its
 // retries UA_OOM_RETRIES per class; plus the tree buddy's and the summary bitmap's own.
 
 #include "../tbuddy/tbuddy.wgsl"

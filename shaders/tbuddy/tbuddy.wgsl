@@ -33,7 +33,7 @@
 // (tb_grow, tb_trim_check, tb_trim); tbuddy/strategy.wgsl makes them the tbuddy strategy,
 // and UAlloc (ualloc/ualloc.wgsl) takes its bins and its large blocks from them. A block
 // handed out with mark = false has no allocated bit, so no free reaches it as a live
-// block: UAlloc's bins, which go back by tb_give_back.
+// block: UAlloc's bins, which go back by at_publish and tb_count_given.
 //
 // State (heap_meta, layout in src/tbuddy.rs): TB_FREE, the free leaves not reserved by a
 // malloc in flight (tb_reserve); TB_CLAIM_FAILURES, TB_WAIT_FAILURES and
@@ -532,8 +532,9 @@ fn tb_free(ptr: u32) -> HeapFree {
 }
 
 // Gives back block v of order n, no longer handed out: published at its order, without
-// merging, and its leaves counted free. For tb_free, and for UAlloc's bins (leaves that
-// tb_malloc handed out unmarked, which UAlloc tracks itself).
+// merging, and its leaves counted free. For tb_free; UAlloc gives its bins (leaves that
+// tb_malloc handed out unmarked, which it tracks itself) back in the same two steps, the
+// count for many bins at once.
 fn tb_give_back(n: u32, v: u32) {
     at_publish(n, v);
     tb_count_given(n, 1u);

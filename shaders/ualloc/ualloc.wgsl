@@ -32,10 +32,14 @@
 //     never give one back to it while UAlloc holds it).
 //   - The collective primitives of 4.2.2 are subgroup operations (ua_collective,
 //     ua_release): the lanes of a subgroup that malloc one class take their units with one
-//     atomic, then per bin's worth of lanes the counts of one bin with one more (or, with
-//     too few units, a fresh bin), all bins at once, and their blocks a bitmap word at a
-//     time. The lanes that free into one bin return their counts with one atomic; those of
-//     one class signal once and give back the bins they emptied together.
+//     atomic, then per bin's worth of lanes the counts of one bin (its search's decrement
+//     and one more) or, with too few units, a fresh bin, all bins at once, and their
+//     blocks a bitmap word at a time. The lanes that free into one bin return their counts
+//     with one atomic; those of one class signal once and give back the bins they emptied
+//     together. These paths assume that the lanes which enter a branch leave it together
+//     (as structured control flow reconverges on every driver we run on; Vulkan does not
+//     promise it): a lane's outcome is told to the others by a subgroup operation after
+//     the branch in which one lane acted for all.
 //   - Nothing waits for a give-back: when the semaphore cannot spare an empty bin's blocks
 //     (mallocs of the class hold or wait for units), the bin becomes a candidate in summary
 //     bitmap UA_RETIRE, retried by later frees of its class and by mallocs that find the
@@ -397,8 +401,8 @@ fn ua_lowest_bits(word: u32, n: u32) -> u32 {
 // The collective first attempt of the lanes of a subgroup that malloc the class of its
 // first active lane (the collective primitives of section 4.2.2 as subgroup operations):
 // one take of their units from the semaphore, then per bin's worth of lanes one bin, found
-// with one count taken for each lane in one atomic, or, with too few units, made fresh;
-// then their blocks, a bitmap word per atomicOr. Returns this lane's block, or HEAP_NULL
+// (the search's decrement takes one count, one more decrement the others) or, with too
+// few units, made fresh; then their blocks, a bitmap word per atomicOr. Returns this lane's block, or HEAP_NULL
 // with `counted` saying whether it holds a count of bin `bin` (ua_malloc claims its bit;
 // nothing else is held then) and otherwise `held` whether it holds a semaphore unit (the
 // per-lane loop finds its count).
@@ -706,8 +710,10 @@ fn ua_free(ptr: u32) -> HeapFree {
 // of bin `bin`, class c (each has cleared its bit): the lanes of the first one's bin
 // return their counts with one atomic; the lanes of the first one's class signal its
 // semaphore with one atomic, and give back the bins their frees left empty together: one
-// take of those bins' blocks from the semaphore, each bin's compare-exchange, then one
-// signal for the blocks of bins found in use and one count of the leaves that went back.
+// take of those bins' blocks from the semaphore (all or none: if it cannot spare them
+// all, every one becomes a candidate, as in ua_give_back), each bin's compare-exchange,
+// then one signal for the blocks of bins found in use and one count of the leaves that
+// went back.
 // Every give-back and every free would otherwise be an atomic on the same two or three
 // words as all others of the class (thousands of bins a dispatch at 256 B-2 KiB). Lanes
 // of other classes free alone.

@@ -402,10 +402,10 @@ fn ua_lowest_bits(word: u32, n: u32) -> u32 {
 // first active lane (the collective primitives of section 4.2.2 as subgroup operations):
 // one take of their units from the semaphore, then per bin's worth of lanes one bin, found
 // (the search's decrement takes one count, one more decrement the others) or, with too
-// few units, made fresh; then their blocks, a bitmap word per atomicOr. Returns this lane's block, or HEAP_NULL
-// with `counted` saying whether it holds a count of bin `bin` (ua_malloc claims its bit;
-// nothing else is held then) and otherwise `held` whether it holds a semaphore unit (the
-// per-lane loop finds its count).
+// few units, made fresh; then their blocks, a bitmap word per atomicOr. Returns this
+// lane's block, or HEAP_NULL with `counted` saying whether it holds a count of bin `bin`
+// (ua_malloc claims its bit; nothing else is held then) and otherwise `held` whether it
+// holds a semaphore unit (the per-lane loop finds its count).
 struct UaCollective {
     handle: u32,
     held: bool,

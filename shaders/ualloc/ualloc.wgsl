@@ -714,8 +714,8 @@ fn ua_free(ptr: u32) -> HeapFree {
 // all, every one becomes a candidate, as in ua_give_back), each bin's compare-exchange,
 // then one signal for the blocks of bins found in use and one count of the leaves that
 // went back. Every give-back and every free would otherwise be an atomic on the same two
-// or three words as all others of the class (thousands of bins a dispatch at 256 B-2
-// KiB). Lanes of other classes free alone.
+// or three words as all others of the class (thousands of bins a dispatch at 256 B to
+// 2 KiB). Lanes of other classes free alone.
 fn ua_release(bin: u32, c: u32, unit: u32) {
     let same_bin = bin == subgroupBroadcastFirst(bin);
     let n = select(1u, subgroupAdd(select(0u, 1u, same_bin)), same_bin);

@@ -1,6 +1,6 @@
 // Helpers over subgroup ballot masks (vec4<u32>: lane i is bit i % 32 of component i / 32,
 // so subgroups of up to 128 lanes are covered). Included only in builds for devices with
-// wgpu::Features::SUBGROUP. Loops: corw_nth_set_bit runs 4 x 5 iterations at most.
+// wgpu::Features::SUBGROUP. Loops: sg_nth_set_bit looks at 4 words, and halves one 5 times.
 
 fn sg_count(mask: vec4<u32>) -> u32 {
     let c = countOneBits(mask);
@@ -17,25 +17,15 @@ fn sg_first(mask: vec4<u32>) -> u32 {
     return WALK_NONE;
 }
 
-// The lane of the set bit of rank k (0-based) in a mask, by halving within the word
-// (population counts, no loop over single bits), or WALK_NONE if there are not k + 1.
+// The lane of the set bit of rank k (0-based) in a mask (heap_nth_bit within its word), or
+// WALK_NONE if there are not k + 1.
 fn sg_nth_set_bit(mask: vec4<u32>, k: u32) -> u32 {
     var rank = k;
     for (var c = 0u; c < 4u; c++) {
         let word = mask[c];
         let count = countOneBits(word);
         if (rank < count) {
-            var x = word;
-            var pos = 0u;
-            for (var width = 16u; width > 0u; width >>= 1u) {
-                let low = countOneBits(x & ((1u << width) - 1u));
-                if (rank >= low) {
-                    rank -= low;
-                    x >>= width;
-                    pos += width;
-                }
-            }
-            return 32u * c + pos;
+            return 32u * c + heap_nth_bit(word, rank);
         }
         rank -= count;
     }

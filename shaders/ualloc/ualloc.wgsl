@@ -489,11 +489,8 @@ fn ua_collective(c: u32) -> UaCollective {
             out.bin = bin;
             out.counted = true;
             if (order < countOneBits(got)) {
-                var bits = got;
-                for (var i = 0u; i < order; i++) {
-                    bits &= bits - 1u;
-                }
-                out.handle = heap_handle_of((bin << UA_BIN_SHIFT) + (firstTrailingBit(bits) << lead));
+                let b = heap_nth_bit(got, order);
+                out.handle = heap_handle_of((bin << UA_BIN_SHIFT) + (b << lead));
             }
         }
     }
@@ -529,11 +526,8 @@ fn ua_collective(c: u32) -> UaCollective {
         }
         got = subgroupOr(got);
         if (waiting && order < countOneBits(got)) {
-            var bits = got;
-            for (var i = 0u; i < order; i++) {
-                bits &= bits - 1u;
-            }
-            out.handle = heap_handle_of((out.bin << UA_BIN_SHIFT) + ((w * 32u + firstTrailingBit(bits)) << lead));
+            let b = heap_nth_bit(got, order);
+            out.handle = heap_handle_of((out.bin << UA_BIN_SHIFT) + ((w * 32u + b) << lead));
         }
     }
     return out;

@@ -211,16 +211,22 @@ fn ua_claim_bit(bin: u32, c: u32, seed: u32) -> u32 {
 // counts a malloc could not use): shows the bin again if it had none, signals the class's
 // semaphore, and gives the bin back to the tree buddy if all its blocks are free.
 fn ua_give_counts(bin: u32, c: u32, n: u32) {
+    let empty = ua_return_counts(bin, c, n);
+    bsem_signal(ua_sem(c), n, 0u);
+    if (empty) {
+        ua_give_back(bin, c);
+    }
+}
+
+// Adds `n` free counts to bin `bin` of class c and shows it again if it had none, or if a
+// decrement being undone made it look so (that undo then shows it too: ua_undo). Returns
+// whether all its blocks are free now. The caller signals the semaphore after it.
+fn ua_return_counts(bin: u32, c: u32, n: u32) -> bool {
     let old = atomicAdd(&heap_meta[UA_STATE + bin], n * UA_COUNT_ONE);
-    // Shown again if it had none, or if a decrement being undone made it look so (that
-    // undo then shows it too: ua_undo).
     if (ua_count(old) == 0u || ua_count(old) > ua_blocks(c)) {
         sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     }
-    bsem_signal(ua_sem(c), n, 0u);
-    if (ua_count(old) + n == ua_blocks(c)) {
-        ua_give_back(bin, c);
-    }
+    return ua_count(old) + n == ua_blocks(c);
 }
 
 fn ua_give_count(bin: u32, c: u32) {
@@ -725,13 +731,7 @@ fn ua_release(bin: u32, c: u32, unit: u32) {
     let first = subgroupExclusiveAdd(1u) == 0u;
     var empty = false;
     if (acts) {
-        let old = atomicAdd(&heap_meta[UA_STATE + bin], n * UA_COUNT_ONE);
-        // Shown again if it had none, or if a decrement being undone made it look so (that
-        // undo then shows it too: ua_undo).
-        if (ua_count(old) == 0u || ua_count(old) > ua_blocks(c)) {
-            sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
-        }
-        empty = ua_count(old) + n == ua_blocks(c);
+        empty = ua_return_counts(bin, c, n);
     }
     // The signal comes after every lane's add has returned, so a malloc that takes one of
     // these units finds the count in its bin.

@@ -445,10 +445,11 @@ fn ua_collective(c: u32) -> UaCollective {
     }
     // Each bin's worth of lanes (`per`) shares one bin, which its first lane finds (the
     // units were there) or makes (too few: a collective acquire, where one malloc after
-    // another would each wait on the semaphore), all bins at once; a bin of one bitmap word
-    // is claimed by that lane too, with one atomicOr for the lanes' blocks. A bitmap of
-    // several words (classes of up to 64 B, a bin's worth beyond any subgroup) is claimed
-    // a word at a time by the whole group below, so the group then takes one bin.
+    // another would each wait on the semaphore), all bins at once. A found bin of one
+    // bitmap word is claimed by that lane too, with one atomicOr for the lanes' blocks; a
+    // found bitmap of several words (classes of up to 64 B, a bin's worth beyond any
+    // subgroup) a word at a time by the whole group below, so the group then takes one
+    // bin; a fresh bin's blocks by each of its lanes, the block of its rank.
     let per = ua_blocks(lead);
     let words = ua_bitmap_words(lead);
     let bins = select(min((k + per - 1u) / per, UA_GROUP_BINS), 1u, words > 1u);
@@ -473,7 +474,7 @@ fn ua_collective(c: u32) -> UaCollective {
                 my_have = lanes;
             }
         }
-        if (my_have > 0u && words == 1u) {
+        if (my_have > 0u && words == 1u && took) {
             let word = UA_BITMAP + UA_BITMAP_WORDS * my_bin;
             let pick = ua_lowest_bits(~atomicLoad(&heap_meta[word]) & ua_word_mask(lead), my_have);
             if (pick != 0u) {
@@ -501,11 +502,20 @@ fn ua_collective(c: u32) -> UaCollective {
         }
     }
     if (out.counted && !took) {
-        // A seed of its own for a lane that claims its block alone (ua_malloc): these
-        // lanes took no unit, so no ticket.
+        // A fresh bin's blocks are all free but those that holders of its signalled counts
+        // took once it was shown, so each of its lanes takes the block of its rank: one
+        // atomicOr of its own bit, all lanes at once. A lane that lost its block claims
+        // another alone (ua_malloc), with a seed of its own: these lanes took no unit, so
+        // no ticket.
         bsem_ticket = heap_hash(out.bin) + rank;
+        let q = rank % per;
+        let bit = 1u << (q & 31u);
+        let word = UA_BITMAP + UA_BITMAP_WORDS * out.bin + (q >> 5u);
+        if ((atomicOr(&heap_meta[word], bit) & bit) == 0u) {
+            out.handle = heap_handle_of((out.bin << UA_BIN_SHIFT) + (q << lead));
+        }
     }
-    if (words == 1u) {
+    if (words == 1u || !took) {
         return out;
     }
     // The lanes holding a count of the group's one bin claim their blocks a word at a

@@ -31,15 +31,16 @@
 //     word is zero (the bins UAlloc takes are unmarked in the tree buddy, so a free can
 //     never give one back to it while UAlloc holds it).
 //   - The collective primitives of 4.2.2 are subgroup operations (ua_collective,
-//     ua_release): the lanes of a subgroup that malloc one class take their units with one
-//     atomic, then per bin's worth of lanes the counts of one bin (its search's decrement
-//     and one more) or, with too few units, a fresh bin, all bins at once, and their
-//     blocks a bitmap word at a time. The lanes that free into one bin return their counts
-//     with one atomic; those of one class signal once and give back the bins they emptied
-//     together. These paths assume that the lanes which enter a branch leave it together
-//     (as structured control flow reconverges on every driver we run on; Vulkan does not
-//     promise it): a lane's outcome is told to the others by a subgroup operation after
-//     the branch in which one lane acted for all.
+//     ua_release): the lanes of a subgroup that malloc one class take their units with
+//     one atomic, then per bin's worth of lanes the counts of one bin (its search's
+//     decrement and one more) or, with too few units, a fresh bin, all bins at once; a
+//     found bin's blocks a bitmap word at a time, a fresh bin's each lane by its rank.
+//     The lanes that free into one bin return their counts with one atomic; those of one
+//     class signal once and give back the bins they emptied together. These paths assume
+//     that the lanes which enter a branch leave it together (as structured control flow
+//     reconverges on every driver we run on; Vulkan does not promise it): a lane's
+//     outcome is told to the others by a subgroup operation after the branch in which one
+//     lane acted for all.
 //   - Nothing waits for a give-back: when the semaphore cannot spare an empty bin's blocks
 //     (mallocs of the class hold or wait for units), the bin becomes a candidate in summary
 //     bitmap UA_RETIRE, retried by later frees of its class and by mallocs that find the
@@ -406,12 +407,13 @@ fn ua_lowest_bits(word: u32, n: u32) -> u32 {
 
 // The collective first attempt of the lanes of a subgroup that malloc the class of its
 // first active lane (the collective primitives of section 4.2.2 as subgroup operations):
-// one take of their units from the semaphore, then per bin's worth of lanes one bin, found
-// (the search's decrement takes one count, one more decrement the others) or, with too
-// few units, made fresh; then their blocks, a bitmap word per atomicOr. Returns this
-// lane's block, or HEAP_NULL with `counted` saying whether it holds a count of bin `bin`
-// (ua_malloc claims its bit; nothing else is held then) and otherwise `held` whether it
-// holds a semaphore unit (the per-lane loop finds its count).
+// one take of their units from the semaphore, then per bin's worth of lanes one bin,
+// found (the search's decrement takes one count, one more decrement the others) or, with
+// too few units, made fresh; then their blocks: a found bin's a bitmap word per atomicOr,
+// a fresh bin's the block of each lane's rank. Returns this lane's block, or HEAP_NULL
+// with `counted` saying whether it holds a count of bin `bin` (ua_malloc claims its bit;
+// nothing else is held then) and otherwise `held` whether it holds a semaphore unit (the
+// per-lane loop finds its count).
 struct UaCollective {
     handle: u32,
     held: bool,

@@ -368,31 +368,44 @@ fn ua_undo(bin: u32, n: u32) {
     }
 }
 
-// Takes up to `k` free counts of bin `bin` of class c in one atomic: how many (0 if the
-// bin is not a live bin of c with a free block); the excess is given back at once.
-fn ua_take_counts(bin: u32, c: u32, k: u32) -> u32 {
-    if (k == 1u) {
-        return select(0u, 1u, ua_take_count(bin, c));
+#ifdef GPU_HEAP_SUBGROUPS
+// Finds a bin of class c with free blocks and takes up to `k` of its counts (the caller
+// holds k units of the class's semaphore): the bin and how many it took, or SB_NONE and 0.
+// Unlike ua_find_bin it claims the bin's summary bit while it takes (the search's take),
+// so that the searchers of other subgroups, each wanting up to a bin's worth of counts,
+// look elsewhere rather than lose the same bin's few counts to each other; the bin is
+// shown again if counts are left, as after any clear (ua_hide).
+fn ua_find_counts(c: u32, seed: u32, k: u32) -> vec2<u32> {
+    const UA_SEARCH_TRIES = 8u;
+    for (var t = 0u; t < UA_SEARCH_TRIES; t++) {
+        let bin = sb_search(UA_SETS, c << UA_SET_SHIFT, UA_SET_SHIFT, seed + t, 4u, 0u, true);
+        if (bin == SB_NONE) {
+            continue;
+        }
+        // The look that follows the clear: a bin with no free block stays hidden (a free
+        // that raises its count from zero shows it).
+        if (!ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
+            continue;
+        }
+        let old = atomicSub(&heap_meta[UA_STATE + bin], k * UA_COUNT_ONE);
+        let count = ua_count(old);
+        var have = min(count, k);
+        if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count > ua_blocks(c)) {
+            have = 0u;
+        }
+        if (have < k) {
+            // Undone; the undo shows the bin if it has free blocks by then.
+            ua_undo(bin, k - have);
+        } else if (count > k) {
+            sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+        }
+        if (have > 0u) {
+            return vec2<u32>(bin, have);
+        }
     }
-    if (!ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
-        return 0u;
-    }
-    let old = atomicSub(&heap_meta[UA_STATE + bin], k * UA_COUNT_ONE);
-    let count = ua_count(old);
-    var have = min(count, k);
-    if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count > ua_blocks(c)) {
-        have = 0u;
-    }
-    if (have < k) {
-        ua_undo(bin, k - have);
-    }
-    if (have > 0u && have == count) {
-        ua_hide(bin, c);
-    }
-    return have;
+    return vec2<u32>(SB_NONE, 0u);
 }
 
-#ifdef GPU_HEAP_SUBGROUPS
 // The lowest `n` set bits of `word`.
 fn ua_lowest_bits(word: u32, n: u32) -> u32 {
     var left = word;
@@ -461,14 +474,9 @@ fn ua_collective(c: u32) -> UaCollective {
     if (same && rank % per == 0u && rank / per < bins) {
         let lanes = min(per, k - rank);
         if (took) {
-            my_bin = ua_find_bin(lead, bsem_ticket, false);
-            if (my_bin != SB_NONE) {
-                // ua_find_bin took one count; the others at once from the same bin.
-                my_have = 1u;
-                if (lanes > 1u) {
-                    my_have += ua_take_counts(my_bin, lead, lanes - 1u);
-                }
-            }
+            let found = ua_find_counts(lead, bsem_ticket, lanes);
+            my_bin = found.x;
+            my_have = found.y;
         } else {
             let fresh = ua_fresh_bin(lead, lanes, 0u);
             if (fresh.status == HEAP_OK) {

@@ -32,15 +32,15 @@
 //     never give one back to it while UAlloc holds it).
 //   - The collective primitives of 4.2.2 are subgroup operations (ua_collective,
 //     ua_release): the lanes of a subgroup that malloc one class take their units with
-//     one atomic, then per bin's worth of lanes the counts of one bin (its search's
-//     decrement and one more) or, with too few units, a fresh bin, all bins at once; a
-//     found bin's blocks a bitmap word at a time, a fresh bin's each lane by its rank.
-//     The lanes that free into one bin return their counts with one atomic; those of one
-//     class signal once and give back the bins they emptied together. These paths assume
-//     that the lanes which enter a branch leave it together (as structured control flow
-//     reconverges on every driver we run on; Vulkan does not promise it): a lane's
-//     outcome is told to the others by a subgroup operation after the branch in which one
-//     lane acted for all.
+//     one atomic, then per bin's worth of lanes the counts of one bin (the search takes
+//     its summary bit, one decrement takes them) or, with too few units, a fresh bin, all
+//     bins at once; a found bin's blocks a bitmap word at a time, a fresh bin's each lane
+//     by its rank. The lanes that free into one bin return their counts with one atomic;
+//     those of one class signal once and give back the bins they emptied together. These
+//     paths assume that the lanes which enter a branch leave it together (as structured
+//     control flow reconverges on every driver we run on; Vulkan does not promise it): a
+//     lane's outcome is told to the others by a subgroup operation after the branch in
+//     which one lane acted for all.
 //   - Nothing waits for a give-back: when the semaphore cannot spare an empty bin's blocks
 //     (mallocs of the class hold or wait for units), the bin becomes a candidate in summary
 //     bitmap UA_RETIRE, retried by later frees of its class and by mallocs that find the
@@ -69,14 +69,15 @@
 //     block of it is handed out or being claimed.
 //   - A bin's bit in its class's summary bitmap is set when the bin gains its first free
 //     block (fresh, or a free that raises the count from zero) and cleared when a
-//     decrement takes the count to zero or a search meets a live bin with none; every
-//     clear that found the bit set is followed by a look at the count, made after the
-//     clear returned, setting the bit back if it rose meanwhile. Every set comes after
-//     the atomic on the state word that called for it has returned (its condition
-//     depends on that atomic's result), so a search never meets a bit ahead of its bin's
-//     state. (An atomic issued after another has returned sees what that one did, as
-//     core/summary_bitmap.wgsl also assumes; WGSL has no fence for storage outside
-//     uniform control flow.)
+//     decrement takes the count to zero, a search meets a live bin with none, or a
+//     subgroup's search takes the bit while it takes counts (ua_find_counts: set back if
+//     counts are left after its decrement, or by its undo); every clear that found the
+//     bit set is followed by a look at the count, made after the clear returned, setting
+//     the bit back if it rose meanwhile. Every set comes after the atomic on the state
+//     word that called for it has returned (its condition depends on that atomic's
+//     result), so a search never meets a bit ahead of its bin's state. (An atomic issued
+//     after another has returned sees what that one did, as core/summary_bitmap.wgsl also
+//     assumes; WGSL has no fence for storage outside uniform control flow.)
 //
 // Loops: malloc's loop makes at most UA_ROUNDS rounds (a semaphore step, or a search for a
 // bin); a large malloc two tries; a bin search UA_SEARCH_TRIES tries; a bitmap claim at
@@ -169,7 +170,8 @@ fn ua_take_count(bin: u32, c: u32) -> bool {
 // returned, so it is made after the clear: a look that ran ahead of it (nothing orders
 // relaxed atomics on two words otherwise) could miss a free that raised the count and set
 // the bit just before the clear, and leave the bin hidden with free blocks. A clear that
-// found the bit clear needs no look: a free that comes later sets it after it.
+// found the bit clear needs no look: a free that comes later sets it after it, and a
+// subgroup's search that took it decides after its own decrement (ua_find_counts).
 fn ua_hide(bin: u32, c: u32) {
     if (sb_try_clear(UA_SETS, ua_set_index(c, bin))
         && ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
@@ -383,7 +385,8 @@ fn ua_find_counts(c: u32, seed: u32, k: u32) -> vec2<u32> {
             continue;
         }
         // The look that follows the clear: a bin with no free block stays hidden (a free
-        // that raises its count from zero shows it).
+        // that raises its count from zero or from below it shows it, and so does the undo
+        // of a decrement that took it below zero).
         if (!ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
             continue;
         }
@@ -421,10 +424,10 @@ fn ua_lowest_bits(word: u32, n: u32) -> u32 {
 // The collective first attempt of the lanes of a subgroup that malloc the class of its
 // first active lane (the collective primitives of section 4.2.2 as subgroup operations):
 // one take of their units from the semaphore, then per bin's worth of lanes one bin,
-// found (the search's decrement takes one count, one more decrement the others) or, with
-// too few units, made fresh; then their blocks: a found bin's a bitmap word per atomicOr,
-// a fresh bin's the block of each lane's rank. Returns this lane's block, or HEAP_NULL
-// with `counted` saying whether it holds a count of bin `bin` (ua_malloc claims its bit;
+// found (the search takes its summary bit, one decrement its lanes' counts) or, with too
+// few units, made fresh; then their blocks: a found bin's a bitmap word per atomicOr, a
+// fresh bin's the block of each lane's rank. Returns this lane's block, or HEAP_NULL with
+// `counted` saying whether it holds a count of bin `bin` (ua_malloc claims its bit;
 // nothing else is held then) and otherwise `held` whether it holds a semaphore unit (the
 // per-lane loop finds its count).
 struct UaCollective {

@@ -39,7 +39,7 @@
 // fresh bump; ouro_run_alloc makes at most OURO_RUN_ATTEMPTS bump attempts (each
 // failure means another invocation bumped a different amount in between) and returns at
 // most 2 * run - 1 skipped chunks per attempt to the pool; ouro_queue_chunk_ready (the
-// setup of a virtualized queue's chunk) makes OURO_QC_ITEMS exchanges.
+// setup of a virtualized queue's chunk) makes at most OURO_QC_ITEMS exchanges.
 
 const OURO_NO_CHUNK: u32 = 0xffffffffu;
 const OURO_CHUNK_CONTENDED: u32 = 0xfffffffeu;
@@ -92,13 +92,25 @@ fn ouro_chunk_alloc() -> u32 {
 
 // Returns a chunk to the pool. False if the pool's ring could not take it (counted by the
 // caller as contention; see queues/index_queue.wgsl for when that can happen).
-//
+fn ouro_chunk_free(chunk: u32) -> bool {
+    return ouro_chunk_pool(chunk, 0u);
+}
+
+// Returns a drained queue chunk of a virtualized queue to the pool, marked as all
+// OQ_EMPTY, so that the queue chunk made from it next skips its zeroing
+// (ouro_queue_chunk_ready). Only for a chunk whose every position was consumed: each
+// consumer emptied its word with an exchange and consumed the position only once that had
+// taken effect, so the chunk holds OQ_EMPTY throughout by the time it drains.
+fn ouro_queue_chunk_free_drained(chunk: u32) -> bool {
+    return ouro_chunk_pool(chunk, OURO_INFO_EMPTIED);
+}
+
 // The info reset must take effect before the chunk is in the pool: a relaxed reset can
 // land after the next owner's stamp and leave a page chunk marked free; its queued pages
 // then no longer pass cq_holds_item, and the free of the page its producer kept fails the
 // info check. Hence ouro_stamp.
-fn ouro_chunk_free(chunk: u32) -> bool {
-    if (ouro_stamp(OURO_CHUNK_INFO + chunk, 0u) && oq_enqueue(OURO_POOL, chunk + 1u)) {
+fn ouro_chunk_pool(chunk: u32, info: u32) -> bool {
+    if (ouro_stamp(OURO_CHUNK_INFO + chunk, info) && oq_enqueue(OURO_POOL, chunk + 1u)) {
         bsem_signal(ouro_queue_meta(OURO_POOL), 1u, 0u);
         return true;
     }
@@ -297,12 +309,19 @@ fn ouro_qc_clear(seg: u32, w: u32) -> bool {
     return heap_atomic_exchange(seg, w, OQ_EMPTY) != OQ_EMPTY;
 }
 
-// Empties every item word of queue chunk c (OQ_EMPTY); true once that and the ouro_settle
-// calls summed in `settled` have taken effect, and always true: a caller publishes c only
-// if it is. heap_atomic_fill (generated for the heap's bindings, src/layout/codegen.rs, which says
-// why) keeps 4 exchanges in flight. They make frees slower than plain stores would, the
-// price of the guarantee. Bounded: OURO_QC_ITEMS exchanges.
-fn ouro_queue_chunk_ready(c: u32, settled: u32) -> bool {
+// Stamps chunk c as a queue chunk of queue q and empties every item word (OQ_EMPTY)
+// unless it came from the pool emptied (ouro_queue_chunk_free_drained); true once that and
+// the ouro_settle calls summed in `settled` (at most four) have taken effect, and always
+// true: a caller publishes c only if it is. heap_atomic_fill (generated for the heap's
+// bindings, src/layout/codegen.rs, which says why) keeps 4 exchanges in flight, one
+// invocation for the chunk's OURO_QC_ITEMS words: the price of the guarantee, which a
+// queue's chunks made one after another (a linked queue's) pay in series, so the drained
+// chunks that the pool hands out again skip it. Bounded: OURO_QC_ITEMS exchanges.
+fn ouro_queue_chunk_ready(c: u32, q: u32, settled: u32) -> bool {
+    let was = atomicExchange(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
+    if (was == OURO_INFO_EMPTIED) {
+        return settled < 8u;
+    }
     let seg = ouro_qc_segment(c);
     let same = settled + heap_atomic_fill(seg, ouro_qc_word(c, 0u), OURO_QC_ITEMS, OQ_EMPTY);
     return same <= OURO_QC_ITEMS + settled;
@@ -317,13 +336,12 @@ fn ouro_queue_chunk_new(q: u32, start: u32, linked: bool) -> u32 {
     if (c == OURO_NO_CHUNK) {
         return c;
     }
-    var settled = ouro_settle(OURO_CHUNK_INFO + c, ouro_queue_info(q));
-    settled += ouro_settle(OURO_QC_START + c, start);
+    var settled = ouro_settle(OURO_QC_START + c, start);
     settled += ouro_settle(OURO_QC_COUNT + c, 0u);
     if (linked) {
         settled += ouro_settle(OURO_QC_NEXT + c, 0u);
     }
-    if (!ouro_queue_chunk_ready(c, settled)) {
+    if (!ouro_queue_chunk_ready(c, q, settled)) {
         ouro_chunk_free(c);
         return OURO_NO_CHUNK;
     }

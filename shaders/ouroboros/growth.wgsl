@@ -118,7 +118,7 @@ fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
         return false;
     }
     let info = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
-    return info == 0u || ouro_purgeable(info - 1u);
+    return info == 0u || info == OURO_INFO_EMPTIED || ouro_purgeable(info - 1u);
 }
 
 // Compacts standard queue q (see the header), dropping items at or past `to_units` (class

@@ -254,7 +254,7 @@ fn strategy_free(ptr: u32) -> HeapFree {
     }
     let k = info - 1u;
     if (k >= OURO_CLASSES) {
-        return HeapFree(0u, HEAP_INVALID_FREE); // a queue chunk
+        return HeapFree(0u, HEAP_INVALID_FREE); // a queue chunk, or an emptied one pooled
     }
     if ((unit & (ouro_page_units(k) - 1u)) != 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);

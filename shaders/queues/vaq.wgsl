@@ -31,7 +31,8 @@
 //   - The pointer array spans at least twice the items the queue can hold
 //     (src/ouroboros/), so the next lap never reaches a chunk still in use.
 //   - A queue chunk is zeroed (all OQ_EMPTY), and that has taken effect, before its
-//     pointer is published (ouro_queue_chunk_ready, ouroboros/chunks.wgsl). One
+//     pointer is published (ouro_queue_chunk_ready, ouroboros/chunks.wgsl; a drained
+//     chunk goes back to the pool marked emptied, and needs no zeroing next time). One
 //     invocation installs the storage of a slot's lap: the one whose CAS claims the empty
 //     word (VQ_BUSY), and only it takes a chunk. The enqueuer of a chunk's first position
 //     claims at once, and the next one ahead of need; others wait VQ_PTR_WAIT rounds for
@@ -150,7 +151,7 @@ fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
         return VQ_DEAD;
     }
     // Published only once its setup has taken effect (chunks.wgsl).
-    if (!ouro_queue_chunk_ready(c, ouro_settle(OURO_CHUNK_INFO + c, ouro_queue_info(q)))) {
+    if (!ouro_queue_chunk_ready(c, q, 0u)) {
         ouro_chunk_free(c);
         atomicStore(&heap_meta[pw], 0u);
         return OURO_NO_CHUNK;
@@ -218,7 +219,7 @@ fn vq_consumed(q: u32, pos: u32, c: u32) {
         atomicStore(&heap_meta[pw + 1u], next << VQ_COUNT_BITS);
         atomicStore(&heap_meta[pw], 0u);
         if (c != VQ_DEAD) {
-            ouro_chunk_free(c);
+            ouro_queue_chunk_free_drained(c);
         }
     }
 }

@@ -121,7 +121,7 @@ fn vl_release_old(q: u32) {
             return;
         }
         if (atomicCompareExchangeWeak(&heap_meta[d + VL_OLD], o, on).exchanged) {
-            ouro_chunk_free(o - 1u);
+            ouro_queue_chunk_free_drained(o - 1u);
         } else {
             atomicAdd(&heap_meta[behind], 1u);
         }

@@ -281,9 +281,10 @@ fn vl_find(q: u32, pos: u32, back: bool, cursor: ptr<function, u32>, gap_end: pt
             return VL_VOID;
         }
         if (w == VL_LINKING) {
-            // Being linked: wait for the linker (its zeroing of a chunk takes thousands of
-            // atomics), up to OURO_MAKE_WAIT loads, apart from the search's rounds. An
-            // enqueuer far ahead of back waits for a chain of links, one after another.
+            // Being linked: wait for the linker (its zeroing of a chunk not pooled emptied
+            // takes thousands of atomics), up to OURO_MAKE_WAIT loads, apart from the
+            // search's rounds. An enqueuer far ahead of back waits for a chain of links,
+            // one after another.
             for (var spin = 0u; spin < OURO_MAKE_WAIT; spin++) {
                 if (atomicLoad(&heap_meta[word]) != VL_LINKING) {
                     break;

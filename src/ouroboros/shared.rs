@@ -46,6 +46,10 @@ crate::meta::wgsl_constants! {
 
     /// The chunk info bit of queue chunks; the low bits name the queue.
     pub(crate) const OURO_INFO_QUEUE: u32 = 0x8000_0000;
+    /// The chunk info of a pooled chunk whose every word holds `OQ_EMPTY` (a drained queue
+    /// chunk of a virtualized queue): a queue chunk made from it needs no zeroing. Other
+    /// pooled chunks have info 0.
+    pub(crate) const OURO_INFO_EMPTIED: u32 = 0x4000_0000;
 
     /// VAQ pointer words (queues/vaq.wgsl): chunk + 1 in the bits of `VQ_CHUNK_MASK` under a lap
     /// tag, `VQ_DEAD` + 1 there for a lap without storage and `VQ_BUSY` + 1 for one whose

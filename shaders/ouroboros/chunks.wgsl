@@ -9,7 +9,9 @@
 //                                 bump is undone, and for good after a run that straddled it)
 //   ouro_queue_meta(OURO_POOL)    the pool's fill count ([0]) and ring counters
 //   OURO_CHUNK_INFO + c           what chunk c holds: 0 free or inside a multi-chunk run,
-//                                 class + 1 for a page chunk or the first chunk of a run
+//                                 OURO_INFO_EMPTIED free and all OQ_EMPTY (a drained
+//                                 queue chunk), class + 1 for a page chunk or the first
+//                                 chunk of a run, OURO_INFO_QUEUE | q a queue chunk of q
 //   ouro_queue_meta(k) + OQ_CLASS_CHUNKS   chunks class k owns, at most ouro_chunk_limit(k)
 //
 // The end: fresh chunks are handed out below ouro_chunk_end(), OURO_CHUNKS (every table is
@@ -96,11 +98,12 @@ fn ouro_chunk_free(chunk: u32) -> bool {
     return ouro_chunk_pool(chunk, 0u);
 }
 
-// Returns a drained queue chunk of a virtualized queue to the pool, marked as all
+// Returns a drained queue chunk of a virtualized page queue to the pool, marked as all
 // OQ_EMPTY, so that the queue chunk made from it next skips its zeroing
-// (ouro_queue_chunk_ready). Only for a chunk whose every position was consumed: each
-// consumer emptied its word with an exchange and consumed the position only once that had
-// taken effect, so the chunk holds OQ_EMPTY throughout by the time it drains.
+// (ouro_queue_chunk_ready). Only for a chunk whose every position was consumed and whose
+// consumers emptied their words: each did so with an exchange and consumed the position
+// only once that had taken effect, so the chunk holds OQ_EMPTY throughout by the time it
+// drains. (A chunk-token log's consumers leave OQ_SKIP: its chunks take ouro_chunk_free.)
 fn ouro_queue_chunk_free_drained(chunk: u32) -> bool {
     return ouro_chunk_pool(chunk, OURO_INFO_EMPTIED);
 }
@@ -311,7 +314,7 @@ fn ouro_qc_clear(seg: u32, w: u32) -> bool {
 
 // Stamps chunk c as a queue chunk of queue q and empties every item word (OQ_EMPTY)
 // unless it came from the pool emptied (ouro_queue_chunk_free_drained); true once that and
-// the ouro_settle calls summed in `settled` (at most four) have taken effect, and always
+// the ouro_settle calls summed in `settled` have taken effect, and always
 // true: a caller publishes c only if it is. heap_atomic_fill (generated for the heap's
 // bindings, src/layout/codegen.rs, which says why) keeps 4 exchanges in flight, one
 // invocation for the chunk's OURO_QC_ITEMS words: the price of the guarantee, which a
@@ -319,12 +322,11 @@ fn ouro_qc_clear(seg: u32, w: u32) -> bool {
 // chunks that the pool hands out again skip it. Bounded: OURO_QC_ITEMS exchanges.
 fn ouro_queue_chunk_ready(c: u32, q: u32, settled: u32) -> bool {
     let was = atomicExchange(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
-    if (was == OURO_INFO_EMPTIED) {
-        return settled < 8u;
-    }
-    let seg = ouro_qc_segment(c);
-    let same = settled + heap_atomic_fill(seg, ouro_qc_word(c, 0u), OURO_QC_ITEMS, OQ_EMPTY);
-    return same <= OURO_QC_ITEMS + settled;
+    // One expression for both cases, so that no compiler can fold the result to a
+    // constant in either and drop its dependence on the exchanges' old values.
+    let n = select(OURO_QC_ITEMS, 0u, was == OURO_INFO_EMPTIED);
+    let same = settled + heap_atomic_fill(ouro_qc_segment(c), ouro_qc_word(c, 0u), n, OQ_EMPTY);
+    return same <= n + settled;
 }
 
 #ifdef OURO_QUEUE_CHUNK_WORDS

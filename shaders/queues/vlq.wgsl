@@ -121,7 +121,14 @@ fn vl_release_old(q: u32) {
             return;
         }
         if (atomicCompareExchangeWeak(&heap_meta[d + VL_OLD], o, on).exchanged) {
+            // A drained chunk of a page queue holds only OQ_EMPTY (each dequeuer emptied its
+            // word); a chunk-token log's holds OQ_SKIP where its tokens were removed
+            // (chunk_tokens.wgsl), so it goes back to be zeroed when next made a queue chunk.
+#ifdef OURO_CHUNK_BASED
+            ouro_chunk_free(o - 1u);
+#else
             ouro_queue_chunk_free_drained(o - 1u);
+#endif
         } else {
             atomicAdd(&heap_meta[behind], 1u);
         }

@@ -312,14 +312,14 @@ fn ouro_qc_clear(seg: u32, w: u32) -> bool {
     return heap_atomic_exchange(seg, w, OQ_EMPTY) != OQ_EMPTY;
 }
 
-// Stamps chunk c as a queue chunk of queue q and empties every item word (OQ_EMPTY)
-// unless it came from the pool emptied (ouro_queue_chunk_free_drained); true once that and
-// the ouro_settle calls summed in `settled` have taken effect, and always
-// true: a caller publishes c only if it is. heap_atomic_fill (generated for the heap's
-// bindings, src/layout/codegen.rs, which says why) keeps 4 exchanges in flight, one
-// invocation for the chunk's OURO_QC_ITEMS words: the price of the guarantee, which a
-// queue's chunks made one after another (a linked queue's) pay in series, so the drained
-// chunks that the pool hands out again skip it. Bounded: OURO_QC_ITEMS exchanges.
+// Stamps chunk c as a queue chunk of queue q and empties every item word (OQ_EMPTY) unless
+// it came from the pool emptied (ouro_queue_chunk_free_drained); true once that and the
+// ouro_settle calls summed in `settled` have taken effect, and always true: a caller
+// publishes c only if it is. heap_atomic_fill (generated for the heap's bindings,
+// src/layout/codegen.rs, which says why) keeps 4 exchanges in flight, one invocation for
+// the chunk's OURO_QC_ITEMS words: the price of the guarantee, which a queue's chunks made
+// one after another (a linked queue's) pay in series, so the drained chunks that the pool
+// hands out again skip it. Bounded: OURO_QC_ITEMS exchanges.
 fn ouro_queue_chunk_ready(c: u32, q: u32, settled: u32) -> bool {
     let was = atomicExchange(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
     // One expression for both cases, so that no compiler can fold the result to a

@@ -47,7 +47,7 @@ crate::meta::wgsl_constants! {
     /// The chunk info bit of queue chunks; the low bits name the queue.
     pub(crate) const OURO_INFO_QUEUE: u32 = 0x8000_0000;
     /// The chunk info of a pooled chunk whose every word holds `OQ_EMPTY` (a drained queue
-    /// chunk of a virtualized queue): a queue chunk made from it needs no zeroing. Other
+    /// chunk of a virtualized page queue): a queue chunk made from it needs no zeroing. Other
     /// pooled chunks have info 0.
     pub(crate) const OURO_INFO_EMPTIED: u32 = 0x4000_0000;
 

@@ -147,22 +147,32 @@ fn ua_class_for(units: u32) -> u32 {
 // Takes one free count of bin `bin` of class c: false (and nothing changed) if the bin is
 // not a live bin of c with a free block.
 fn ua_take_count(bin: u32, c: u32) -> bool {
-    // A look first: a bin seen empty or not of the class costs no atomic.
-    if (!ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
-        return false;
-    }
-    let old = atomicSub(&heap_meta[UA_STATE + bin], UA_COUNT_ONE);
-    let count = ua_count(old);
-    if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count == 0u || count > ua_blocks(c)) {
-        // Undone (ua_undo shows the bin again, or lists it for a give-back, if a free
-        // came meanwhile).
-        ua_undo(bin, 1u);
-        return false;
-    }
-    if (count == 1u) {
+    let took = ua_take_counts(bin, c, 1u);
+    if (took.x == 1u && took.y == 1u) {
         ua_hide(bin, c);
     }
-    return true;
+    return took.x == 1u;
+}
+
+// Takes up to `k` free counts of bin `bin` of class c with one decrement: how many it took
+// (0 if the bin is not a live bin of c with a free block) and the count it found. The
+// excess is undone at once (ua_undo shows the bin again, or lists it for a give-back, if a
+// free came meanwhile); showing or hiding the bin otherwise is the caller's.
+fn ua_take_counts(bin: u32, c: u32, k: u32) -> vec2<u32> {
+    // A look first: a bin seen empty or not of the class costs no atomic.
+    if (!ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
+        return vec2<u32>(0u, 0u);
+    }
+    let old = atomicSub(&heap_meta[UA_STATE + bin], k * UA_COUNT_ONE);
+    let count = ua_count(old);
+    var have = min(count, k);
+    if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count > ua_blocks(c)) {
+        have = 0u;
+    }
+    if (have < k) {
+        ua_undo(bin, k - have);
+    }
+    return vec2<u32>(have, count);
 }
 
 // The bin has no free block of class c (or is not c's): clear its summary bit, then look
@@ -384,26 +394,15 @@ fn ua_find_counts(c: u32, seed: u32, k: u32) -> vec2<u32> {
         if (bin == SB_NONE) {
             continue;
         }
-        // The look that follows the clear: a bin with no free block stays hidden (a free
-        // that raises its count from zero or from below it shows it, and so does the undo
-        // of a decrement that took it below zero).
-        if (!ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
-            continue;
-        }
-        let old = atomicSub(&heap_meta[UA_STATE + bin], k * UA_COUNT_ONE);
-        let count = ua_count(old);
-        var have = min(count, k);
-        if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count > ua_blocks(c)) {
-            have = 0u;
-        }
-        if (have < k) {
-            // Undone; the undo shows the bin if it has free blocks by then.
-            ua_undo(bin, k - have);
-        } else if (count > k) {
+        // Its look is the one that follows the clear: a bin with no free block stays
+        // hidden (a free that raises its count from zero or from below it shows it, and
+        // so does the undo of a decrement that took it below zero, as of any taken short).
+        let took = ua_take_counts(bin, c, k);
+        if (took.x == k && took.y > k) {
             sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
         }
-        if (have > 0u) {
-            return vec2<u32>(bin, have);
+        if (took.x > 0u) {
+            return vec2<u32>(bin, took.x);
         }
     }
     return vec2<u32>(SB_NONE, 0u);

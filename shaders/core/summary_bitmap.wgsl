@@ -1,6 +1,6 @@
 // Summary bitmaps: sets of indices in heap_meta that a claimant searches in a few loads,
-// for the tree buddy's available nodes (one range per order) and UAlloc's bins with free
-// blocks (one range per size class).
+// for the tree buddy's available nodes (one range per order), UAlloc's bins with free
+// blocks and the chunk-based Ouroboros's chunks with free pages (one range per size class).
 //
 // Provides, for bitmap t (the host numbers them and generates sb_layer_base(t, j)):
 //   sb_set(t, i, top)               set index i, then the summaries above it up to `top`

@@ -3,9 +3,12 @@
 // tokens lie, how they are placed, read and removed), on virtualized queues (ouro-c-va,
 // ouro-c-vl; section 5): the class queue holds tokens of chunks that have free pages; a bulk
 // semaphore counts the free pages on them. malloc waits on the semaphore for one page, then
-// walks the queue, and on the first chunk whose count it can decrement it claims a page
-// through the chunk's bitmask. Unlike the paper's walkers, which all start at the front,
-// ours start at a random offset into the live tokens (cb_find says why). Whoever takes a
+// finds a chunk whose count it can decrement and claims a page through the chunk's bitmask.
+// The paper's walkers find it by walking the queue from the front; with a million of them
+// each passes the removed positions and full chunks of all the others, so a fill costs
+// time quadratic in its size. Ours look chunks up in an index of chunks with free pages (a
+// summary bitmap per class, core/summary_bitmap.wgsl); one walk in eight still reads the
+// queue from the front, which keeps the queue moving (cb_find). Whoever takes a
 // chunk's last page removes its token (the paper's DEQUEUE mode); whoever brings a chunk's
 // count from zero back to one (a free, or a walker undoing its decrement: the paper's
 // RE_ENQUEUE case) puts a token back. A free that makes every page of the chunk free takes
@@ -17,7 +20,7 @@
 // chunk: set for every chunk by the init pass and restored when a chunk is retired),
 // OURO_CB_QUEUED + c its token state (none, queued or being placed, retired),
 // OURO_CB_POS + c the position of its token, OURO_CB_BITS + c * OURO_CB_WORDS the bitmask
-// (bit set = page free).
+// (bit set = page free); and c's bit in class k's range of the index (cb_index_of).
 //
 // Queue use differs from the page-based front end: the queue is a set of tokens with a scan
 // hint (front) and an insertion cursor (back), and tokens are removed where they lie.
@@ -45,7 +48,12 @@
 //     misses a token being moved undoes the retirement, as for a token being placed.
 //   - A token of a chunk that was returned to the pool and reused may still be read by a
 //     walker that loaded it just before; the walker checks the chunk's class after its
-//     decrement and undoes it if the chunk changed hands.
+//     decrement and undoes it if the chunk changed hands. The same check covers index bits.
+//   - The index may show chunks without free pages (a walker that finds one hides it), but
+//     a chunk of class k with free pages is shown: whoever raises its count from zero, or
+//     makes it (cb_produce), sets its bit afterwards (cb_requeue, which every raise
+//     reaches), and a walker that clears the bit looks at the count again afterwards
+//     (cb_hide).
 //
 // Assumed, beyond WGSL's relaxed atomics: a read-modify-write is not reordered with a later
 // load of another word by the same invocation. A remover (state -> none, then load the
@@ -59,7 +67,8 @@
 //
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait and OURO_FILL_PATIENCE more
 // while pages it was promised are hidden or chunks are being filled; a walk of at most one
-// lap of the ring (virtualized: at most OURO_CB_SPAN positions); OURO_CB_WORDS words of bitmask
+// lap of the ring (virtualized: at most OURO_CB_SPAN positions) or of CB_INDEX_LOOKUPS index
+// lookups (summary_bitmap.wgsl bounds each); OURO_CB_WORDS words of bitmask
 // with 32 claim attempts each; one insertion per placement (its bounds: chunk_tokens.wgsl);
 // two passes of cb_requeue; two passes of retirement and requeue per free, with at most
 // OURO_CB_SETTLE reads of a count that is in a retirement and OURO_CB_SETTLE takes of a
@@ -87,6 +96,31 @@ fn cb_words(k: u32) -> u32 {
     return (ouro_batch(k) + 31u) / 32u;
 }
 
+// The index of chunks with free pages: summary bitmap CB_INDEX, class k's range from
+// k << OURO_CB_INDEX_SHIFT, an index per chunk.
+const CB_INDEX: u32 = 0u;
+
+fn cb_index_of(k: u32, c: u32) -> u32 {
+    return (k << OURO_CB_INDEX_SHIFT) + c;
+}
+
+fn cb_show(k: u32, c: u32) {
+    sb_set(CB_INDEX, cb_index_of(k, c), sb_top(OURO_CB_INDEX_SHIFT));
+}
+
+// A walker found no page of class k to take on c: clear c's index bit, then look again and
+// set it back if c is in k with a free page by then. The look depends on what the clear
+// returned, so it comes after it: one made ahead of it could miss a free that raised the
+// count and set the bit just before the clear, and leave c hidden with free pages. A clear
+// that found the bit clear needs no look: whoever raises the count sets the bit after it.
+fn cb_hide(k: u32, c: u32) {
+    if (sb_try_clear(CB_INDEX, cb_index_of(k, c))
+        && atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) == k + 1u
+        && bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) > 0) {
+        cb_show(k, c);
+    }
+}
+
 // Places a token for chunk c (whose token state the caller set to queued) through the
 // token storage (chunk_tokens.wgsl). If no place can be had (standard ring: racing
 // insertions filled a lap; virtualized: no queue chunk), the state goes back to none so
@@ -99,8 +133,8 @@ fn cb_enqueue(k: u32, c: u32) -> bool {
     return false;
 }
 
-// Puts a token for c in the queue of class k unless one is there or being placed, or the
-// chunk is being retired (OURO_CB_TOKEN_RETIRED). The caller saw c's count leave zero while c
+// Shows c in class k's index and puts a token for it in the queue of class k unless one is
+// there or being placed, or the chunk is being retired (OURO_CB_TOKEN_RETIRED). The caller saw c's count leave zero while c
 // was in class k, but it may have been slow: meanwhile c can have been retired and handed to
 // another class. So the class is checked after the token state is claimed; if c moved, the
 // claim is dropped and the token, if c's count calls for one, is placed in the queue of the
@@ -110,6 +144,9 @@ fn cb_enqueue(k: u32, c: u32) -> bool {
 fn cb_requeue(k: u32, c: u32) -> bool {
     var cls = k;
     for (var attempt = 0u; attempt < 2u; attempt++) {
+        // The index first: the caller saw free pages on c, which walkers can take with or
+        // without a token.
+        cb_show(cls, c);
         if (atomicLoad(&heap_meta[OURO_CB_QUEUED + c]) != OURO_CB_TOKEN_NONE) {
             return false;
         }
@@ -165,52 +202,66 @@ fn cb_token_removed(c: u32) -> bool {
     return bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) > 0;
 }
 
-// One walker in this many starts its walk at the scan hint (cb_find).
+// One walk in this many reads the token set from the scan hint; the others look chunks up in
+// the index (cb_find).
 const CB_FRONT_WALKERS: u32 = 8u;
+// Index lookups of a walk that does not read the token set.
+const CB_INDEX_LOOKUPS: u32 = 8u;
 
-// Walks the token set for a chunk with a free page and claims one. The walk covers the
-// positions [f, f + n) from the scan hint f once, cyclically from a random offset into the
-// live part [f, back): the paper's walkers all start at the front, so with N of them at once
-// on chunks of B pages the walker of rank r passes about r / B full chunks, a decrement and
-// an undo on each, so a large fill costs time quadratic in its size. One walker in
-// CB_FRONT_WALKERS still starts at the front and moves the hint past removed positions there
-// (never past back, where insertions land).
-// A chunk whose count reads zero or less is passed without the decrement: passing a chunk
-// is always allowed, and this keeps walkers off the atomics of chunks that are full.
+// Finds a chunk of class k with a free page and claims one (the caller holds a count unit).
+// Most walks look chunks up in the index of chunks with free pages: a few loads each, where
+// reading the token set costs a load per position, and a fill leaves most positions
+// between the hint and the back removed. One walk in CB_FRONT_WALKERS reads the token set
+// instead, from the scan hint f, over the positions [f, f + n) once: it moves the hint past
+// removed positions at the front (never past back, where insertions land), moves the
+// tokens the storage says to (ct_should_move), and finds chunks whose index bit a race
+// left clear. A chunk whose count reads zero or less is passed without the decrement:
+// passing a chunk is always allowed, and this keeps walkers off the atomics of chunks that
+// are full. A looked-up chunk that shows no page is hidden (cb_hide).
 // (NIR inlines every call: cb_requeue, which inlines an insertion, has one call site in
-// the loop, taken at the end of an iteration that needs it.)
+// the loop, taken at the end of an iteration that needs it; so do ct_remove and cb_hide.)
 fn cb_find(k: u32, spread: u32) -> u32 {
     let qm = ouro_queue_meta(k);
-    let f = ct_walk_start(k);
-    let n = ct_walk_len(k, f);
-    let back = atomicLoad(&heap_meta[qm + OQ_BACK]);
-    let live = min(back - f, n);
     let pick = heap_hash(spread ^ 0x9e3779b9u);
-    var offset = 0u;
-    if (live > 1u && pick % CB_FRONT_WALKERS != 0u) {
-        offset = (pick / CB_FRONT_WALKERS) % live;
-    }
-    var leading_empty = offset == 0u;
+    let reads_tokens = pick % CB_FRONT_WALKERS == 0u;
+    let f = ct_walk_start(k);
+    let back = atomicLoad(&heap_meta[qm + OQ_BACK]);
+    let n = select(CB_INDEX_LOOKUPS, ct_walk_len(k, f), reads_tokens);
+    var leading_empty = true;
     for (var i = 0u; i < n; i++) {
-        let pos = f + (offset + i) % n;
-        let v = ct_load(k, pos);
-        if (ct_passable(k, pos, v, back)) {
-            if (leading_empty && back - pos - 1u < 0x80000000u) {
-                // Move the scan hint past empty (removed) positions at the front, never past
-                // back: insertions land at back or after it, and walks read [hint, back),
-                // so a hint past them would hide every new token.
-                if (atomicCompareExchangeWeak(&heap_meta[qm + OQ_FRONT], pos, pos + 1u).exchanged) {
-                    ct_hint_passed(k, pos);
+        var c = 0u;
+        var pos = 0u;
+        var at_front = false;
+        if (reads_tokens) {
+            pos = f + i;
+            let v = ct_load(k, pos);
+            if (ct_passable(k, pos, v, back)) {
+                if (leading_empty && back - pos - 1u < 0x80000000u) {
+                    // Move the scan hint past empty (removed) positions at the front, never
+                    // past back: insertions land at back or after it, and walks read
+                    // [hint, back), so a hint past them would hide every new token.
+                    if (atomicCompareExchangeWeak(&heap_meta[qm + OQ_FRONT], pos, pos + 1u).exchanged) {
+                        ct_hint_passed(k, pos);
+                    }
                 }
+                continue;
             }
-            continue;
+            at_front = leading_empty;
+            leading_empty = false;
+            if (v == OQ_EMPTY || v == OQ_SKIP || v > OURO_CHUNKS) {
+                continue; // a token still being written (virtualized log)
+            }
+            c = v - 1u;
+        } else {
+            let found = sb_search(CB_INDEX, k << OURO_CB_INDEX_SHIFT, OURO_CB_INDEX_SHIFT,
+                spread + i * 0x632be5abu, 4u, 0u, false);
+            if (found == SB_NONE) {
+                break; // nothing in the index: a miss (ouro_c_malloc)
+            }
+            c = found;
+            // Where c's token is, if it has one: the removal below checks that it is there.
+            pos = atomicLoad(&heap_meta[OURO_CB_POS + c]);
         }
-        let at_front = leading_empty;
-        leading_empty = false;
-        if (v == OQ_EMPTY || v == OQ_SKIP || v > OURO_CHUNKS) {
-            continue; // a token still being written (virtualized log)
-        }
-        let c = v - 1u;
         var requeue_class = OURO_CB_NONE;
         var found = OURO_CB_NONE;
         let count = bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c]));
@@ -218,13 +269,11 @@ fn cb_find(k: u32, spread: u32) -> u32 {
         // the storage says so (ct_should_move): an old one near the front of a virtualized
         // log, so the front can pass its position, and on the standard ring the token of a
         // full chunk that the front walker meets first. Put back below like a DEQUEUE-mode
-        // removal if its chunk has free pages.
-        var remove = ct_should_move(k, pos, back,
+        // removal if its chunk has free pages. Walks through the index leave tokens where
+        // they are.
+        var remove = reads_tokens && ct_should_move(k, pos, back,
             at_front && count <= 0 && count > OURO_CB_RETIRED / 2);
-        if (!remove && count <= 0) {
-            continue; // full (or retired, or in a retirement): nothing to take here
-        }
-        if (!remove) {
+        if (!remove && count > 0) {
             let old = bitcast<i32>(atomicSub(&heap_meta[OURO_CB_COUNT + c], 1u));
             if (old >= 1 && atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) == k + 1u) {
                 // DEQUEUE mode (old == 1): we take the last free page; the token goes out
@@ -248,8 +297,11 @@ fn cb_find(k: u32, spread: u32) -> u32 {
                 }
             }
         }
+        if (!reads_tokens && (found == OURO_CB_NONE || remove)) {
+            cb_hide(k, c); // full, retired, another class's, or its last page is ours
+        }
         // One call site each for the removal and the requeue (NIR inlines them).
-        if (remove && ct_remove(k, pos, v) && cb_token_removed(c)) {
+        if (remove && ct_remove(k, pos, c + 1u) && cb_token_removed(c)) {
             requeue_class = k;
         }
         if (requeue_class != OURO_CB_NONE) {
@@ -338,6 +390,9 @@ fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     }
     atomicStore(&heap_meta[OURO_CHUNK_INFO + c], k + 1u);
+    if (batch > 1u) {
+        cb_show(k, c); // after the class: a walker checks it
+    }
     bsem_signal(qm, batch - 1u, retire);
     ouro_fill_end(k);
     return ouro_grant(c << OURO_CHUNK_SHIFT, ouro_page_units(k));

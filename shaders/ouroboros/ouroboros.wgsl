@@ -48,6 +48,7 @@ fn ouro_queue_info(q: u32) -> u32 {
 #endif
 #include "page_based.wgsl"
 #ifdef OURO_CHUNK_BASED
+#include "../core/summary_bitmap.wgsl"
 #include "chunk_tokens.wgsl"
 #include "chunk_based.wgsl"
 #endif

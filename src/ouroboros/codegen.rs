@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::*;
+use crate::summary_bitmap::layer_base_wgsl;
 
 impl OuroGeometry {
     /// Constants and generated queue-geometry functions for `generated/config.wgsl`.
@@ -64,6 +65,7 @@ impl OuroGeometry {
             let span = (2 * self.chunks as u64).next_power_of_two();
             constant("OURO_CB_SPAN", span);
             constant("OURO_CB_MOVE", span / 2);
+            constant("OURO_CB_INDEX_SHIFT", self.cb_index_shift as u64);
         }
         if self.qc_words > 0 {
             constant("OURO_QC_START", self.qc_words);
@@ -91,6 +93,9 @@ impl OuroGeometry {
             let masks: Vec<u64> = self.vaq.iter().map(|v| v.1 - 1).collect();
             switch("ouro_vaq_base", &bases);
             switch("ouro_vaq_mask", &masks);
+        }
+        if !self.cb_index.is_empty() {
+            layer_base_wgsl(s, &[&self.cb_index]);
         }
     }
 }

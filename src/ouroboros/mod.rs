@@ -22,6 +22,10 @@
 //!  ..                       the spill (ouroboros/spill.wgsl): OURO_SPILL_BITS, one bit per
 //!                           16-byte unit; OURO_SPILL_COUNT, one word per chunk;
 //!                           OURO_SPILLED and OURO_SPILL_CURSOR, one word per class each
+//!  ..                       linked and token-log queue chunks' words, VAQ pointer slots
+//!  ..                       chunk-based: per chunk its count, token state, token position
+//!                           and page bitmask (OURO_CB_*), then the index of chunks with
+//!                           free pages (summary bitmap 0, `cb_index`)
 //!  ..                       rings, one per queue, each a power of two of words
 //! ```
 //!
@@ -41,6 +45,7 @@ use crate::error::{Error, Result};
 use crate::layout::UNIT_BYTES;
 use crate::meta::STAT_WORDS;
 use crate::strategy::StrategyPlan;
+use crate::summary_bitmap::plan_layers;
 use shared::{OQ_VOID, OQ_WORDS, VQ_BUSY};
 
 mod codegen;
@@ -99,6 +104,11 @@ pub(crate) struct OuroGeometry {
     /// bitmasks (`cb_words` words per chunk); 0 if page-based.
     pub cb_meta: u64,
     pub cb_words: u64,
+    /// Chunk-based: the index of chunks with free pages, summary bitmap 0
+    /// (`shaders/core/summary_bitmap.wgsl`): per base class a range of `2^cb_index_shift >=
+    /// chunks` indices. Its layers' first words; empty if page-based.
+    pub cb_index: Vec<u64>,
+    pub cb_index_shift: u32,
     pub meta_words: u64,
 }
 
@@ -290,6 +300,16 @@ impl OuroGeometry {
         } else {
             (0, 0)
         };
+        let cb_index_shift = chunks.next_power_of_two().trailing_zeros();
+        let cb_index = if p.chunk_based {
+            plan_layers(
+                &mut next,
+                (base_classes as u64) << cb_index_shift,
+                cb_index_shift,
+            )
+        } else {
+            Vec::new()
+        };
         let rings_start = next;
         let entries_per_batch = |k: u32| -> u64 {
             if p.chunk_based && k < base_classes {
@@ -368,6 +388,8 @@ impl OuroGeometry {
             qc_words,
             cb_meta,
             cb_words,
+            cb_index,
+            cb_index_shift,
             meta_words: next,
         })
     }

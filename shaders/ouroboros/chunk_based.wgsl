@@ -202,20 +202,20 @@ fn cb_token_removed(c: u32) -> bool {
     return bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) > 0;
 }
 
-// One walk in this many reads the token set from the scan hint; the others look chunks up in
-// the index (cb_find).
+// One walk in this many first reads up to CB_FRONT_STEPS positions of the token set from the
+// scan hint; then every walk makes up to CB_INDEX_LOOKUPS lookups in the index (cb_find).
 const CB_FRONT_WALKERS: u32 = 8u;
-// Index lookups of a walk that does not read the token set.
+const CB_FRONT_STEPS: u32 = 32u;
 const CB_INDEX_LOOKUPS: u32 = 8u;
 
 // Finds a chunk of class k with a free page and claims one (the caller holds a count unit).
-// Most walks look chunks up in the index of chunks with free pages: a few loads each, where
-// reading the token set costs a load per position, and a fill leaves most positions
-// between the hint and the back removed. One walk in CB_FRONT_WALKERS reads the token set
-// instead, from the scan hint f, over the positions [f, f + n) once: it moves the hint past
-// removed positions at the front (never past back, where insertions land), moves the
-// tokens the storage says to (ct_should_move), and finds chunks whose index bit a race
-// left clear. A chunk whose count reads zero or less is passed without the decrement:
+// Walks look chunks up in the index of chunks with free pages: a few loads each, where
+// reading the token set costs a load per position, a fill leaves most positions between
+// the hint and the back removed, and a dispatch lasts as long as its longest walk. One walk
+// in CB_FRONT_WALKERS first reads a few positions of the token set from the scan hint f
+// (the paper's walk, cut short): it moves the hint past removed positions at the front
+// (never past back, where insertions land) and moves the tokens the storage says to
+// (ct_should_move), so the queue keeps moving. A chunk whose count reads zero or less is passed without the decrement:
 // passing a chunk is always allowed, and this keeps walkers off the atomics of chunks that
 // are full. A looked-up chunk that shows no page is hidden (cb_hide).
 // (NIR inlines every call: cb_requeue, which inlines an insertion, has one call site in
@@ -226,13 +226,14 @@ fn cb_find(k: u32, spread: u32) -> u32 {
     let reads_tokens = pick % CB_FRONT_WALKERS == 0u;
     let f = ct_walk_start(k);
     let back = atomicLoad(&heap_meta[qm + OQ_BACK]);
-    let n = select(CB_INDEX_LOOKUPS, ct_walk_len(k, f), reads_tokens);
+    let steps = select(0u, min(ct_walk_len(k, f), CB_FRONT_STEPS), reads_tokens);
     var leading_empty = true;
-    for (var i = 0u; i < n; i++) {
+    for (var i = 0u; i < steps + CB_INDEX_LOOKUPS; i++) {
+        let from_tokens = i < steps;
         var c = 0u;
         var pos = 0u;
         var at_front = false;
-        if (reads_tokens) {
+        if (from_tokens) {
             pos = f + i;
             let v = ct_load(k, pos);
             if (ct_passable(k, pos, v, back)) {
@@ -271,7 +272,7 @@ fn cb_find(k: u32, spread: u32) -> u32 {
         // full chunk that the front walker meets first. Put back below like a DEQUEUE-mode
         // removal if its chunk has free pages. Walks through the index leave tokens where
         // they are.
-        var remove = reads_tokens && ct_should_move(k, pos, back,
+        var remove = from_tokens && ct_should_move(k, pos, back,
             at_front && count <= 0 && count > OURO_CB_RETIRED / 2);
         if (!remove && count > 0) {
             let old = bitcast<i32>(atomicSub(&heap_meta[OURO_CB_COUNT + c], 1u));
@@ -297,7 +298,7 @@ fn cb_find(k: u32, spread: u32) -> u32 {
                 }
             }
         }
-        if (!reads_tokens && (found == OURO_CB_NONE || remove)) {
+        if (!from_tokens && (found == OURO_CB_NONE || remove)) {
             cb_hide(k, c); // full, retired, another class's, or its last page is ours
         }
         // One call site each for the removal and the requeue (NIR inlines them).

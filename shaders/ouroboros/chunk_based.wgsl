@@ -1,19 +1,19 @@
 // Ouroboros, chunk-based front end (ICS 2020 section 4.2, Algorithms 4 and 5), on the
 // standard queue (ouro-c-s) or, through the ct_* functions of chunk_tokens.wgsl (where the
 // tokens lie, how they are placed, read and removed), on virtualized queues (ouro-c-va,
-// ouro-c-vl; section 5): the class queue holds tokens of chunks that have free pages; a bulk
-// semaphore counts the free pages on them. malloc waits on the semaphore for one page, then
-// finds a chunk whose count it can decrement and claims a page through the chunk's bitmask.
-// The paper's walkers find it by walking the queue from the front; with a million of them
-// each passes the removed positions and full chunks of all the others, so a fill costs
-// time quadratic in its size. Ours look chunks up in an index of chunks with free pages (a
-// summary bitmap per class, core/summary_bitmap.wgsl); one walk in eight still reads the
-// queue from the front, which keeps the queue moving (cb_find). Whoever takes a
-// chunk's last page removes its token (the paper's DEQUEUE mode); whoever brings a chunk's
-// count from zero back to one (a free, or a walker undoing its decrement: the paper's
-// RE_ENQUEUE case) puts a token back. A free that makes every page of the chunk free takes
-// the chunk's pages out of the semaphore, removes its token and returns the chunk to the
-// pool, so it can serve any class.
+// ouro-c-vl; section 5): the class queue holds tokens of chunks that have free pages; a
+// bulk semaphore counts the free pages on them. malloc waits on the semaphore for one
+// page, then finds a chunk whose count it can decrement and claims a page through the
+// chunk's bitmask. The paper's walkers find it by walking the queue from the front; with a
+// million of them each passes the removed positions and full chunks of the others, so a
+// fill costs time quadratic in its size. Ours look chunks up in an index of chunks with
+// free pages (a summary bitmap per class, core/summary_bitmap.wgsl); one walk in eight
+// first reads a few positions of the queue from the front, which keeps the queue moving
+// (cb_find). Whoever takes a chunk's last page removes its token (the paper's DEQUEUE
+// mode); whoever brings a chunk's count from zero back to one (a free, or a walker undoing
+// its decrement: the paper's RE_ENQUEUE case) puts a token back. A free that makes every
+// page of the chunk free takes the chunk's pages out of the semaphore, removes its token
+// and returns the chunk to the pool, so it can serve any class.
 //
 // State per chunk c (heap_meta): OURO_CB_COUNT + c free pages not yet claimed (i32;
 // OURO_CB_RETIRED, plus walkers' momentary decrements, while c is not a chunk-based page
@@ -66,17 +66,17 @@
 // after its bitmask is written.
 //
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait and OURO_FILL_PATIENCE more
-// while pages it was promised are hidden or chunks are being filled; a walk of at most one
-// lap of the ring (virtualized: at most OURO_CB_SPAN positions) or of CB_INDEX_LOOKUPS index
-// lookups (summary_bitmap.wgsl bounds each); OURO_CB_WORDS words of bitmask
-// with 32 claim attempts each; one insertion per placement (its bounds: chunk_tokens.wgsl);
-// two passes of cb_requeue; two passes of retirement and requeue per free, with at most
-// OURO_CB_SETTLE reads of a count that is in a retirement and OURO_CB_SETTLE takes of a
-// retiring chunk's units. A malloc whose walks miss OURO_CB_HELP_MISSES times, or that
-// runs out of rounds, produces a chunk itself (bsem_help); one that finds no memory while
-// the class has free pages or chunks being filled waits on for those pages, as in
-// page_based.wgsl. It fails only when its rounds are spent and its last production
-// (registered or not: ouro_help_last) finds no memory: HEAP_OUT_OF_MEMORY.
+// while pages it was promised are hidden or chunks are being filled; a walk of at most
+// CB_FRONT_STEPS positions and CB_INDEX_LOOKUPS index lookups (summary_bitmap.wgsl bounds
+// each); OURO_CB_WORDS words of bitmask with 32 claim attempts each; one insertion per
+// placement (its bounds: chunk_tokens.wgsl); two passes of cb_requeue; two passes of
+// retirement and requeue per free, with at most OURO_CB_SETTLE reads of a count that is in
+// a retirement and OURO_CB_SETTLE takes of a retiring chunk's units. A malloc whose walks
+// miss OURO_CB_HELP_MISSES times, or that runs out of rounds, produces a chunk itself
+// (bsem_help); one that finds no memory while the class has free pages or chunks being
+// filled waits on for those pages, as in page_based.wgsl. It fails only when its rounds
+// are spent and its last production (registered or not: ouro_help_last) finds no memory:
+// HEAP_OUT_OF_MEMORY.
 
 const OURO_CB_RETIRED: i32 = -16777216;
 const OURO_CB_NONE: u32 = 0xffffffffu;
@@ -88,7 +88,7 @@ const OURO_CB_NONE: u32 = 0xffffffffu;
 const OURO_CB_TOKEN_NONE: u32 = 0u;
 const OURO_CB_TOKEN_QUEUED: u32 = 1u;
 const OURO_CB_TOKEN_RETIRED: u32 = 2u;
-// Failed walks (the semaphore promised a page, the ring showed none) before a malloc stops
+// Failed walks (the semaphore promised a page, the walk found none) before a malloc stops
 // taking units and produces a chunk itself.
 const OURO_CB_HELP_MISSES: u32 = 8u;
 
@@ -209,15 +209,15 @@ const CB_FRONT_STEPS: u32 = 32u;
 const CB_INDEX_LOOKUPS: u32 = 8u;
 
 // Finds a chunk of class k with a free page and claims one (the caller holds a count unit).
-// Walks look chunks up in the index of chunks with free pages: a few loads each, where
-// reading the token set costs a load per position, a fill leaves most positions between
+// Walks look chunks up in the index of chunks with free pages, a few loads each. Reading
+// the token set instead costs a load per position, a fill leaves most positions between
 // the hint and the back removed, and a dispatch lasts as long as its longest walk. One walk
-// in CB_FRONT_WALKERS first reads a few positions of the token set from the scan hint f
-// (the paper's walk, cut short): it moves the hint past removed positions at the front
-// (never past back, where insertions land) and moves the tokens the storage says to
-// (ct_should_move), so the queue keeps moving. A chunk whose count reads zero or less is passed without the decrement:
-// passing a chunk is always allowed, and this keeps walkers off the atomics of chunks that
-// are full. A looked-up chunk that shows no page is hidden (cb_hide).
+// in CB_FRONT_WALKERS first reads a few positions from the scan hint f (the paper's walk,
+// cut short): it moves the hint past removed positions at the front (never past back,
+// where insertions land) and takes out the tokens the storage says to (ct_should_move), so
+// the queue keeps moving. A chunk whose count reads zero or less is passed without the
+// decrement: passing a chunk is always allowed, and this keeps walkers off the atomics of
+// chunks that are full. A looked-up chunk that shows no page is hidden (cb_hide).
 // (NIR inlines every call: cb_requeue, which inlines an insertion, has one call site in
 // the loop, taken at the end of an iteration that needs it; so do ct_remove and cb_hide.)
 fn cb_find(k: u32, spread: u32) -> u32 {

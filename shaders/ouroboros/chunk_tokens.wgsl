@@ -70,13 +70,14 @@
 // Positions are u32 and compared by difference, except in the hint's atomicMin (an
 // insertion pulling it back) and atomicMax (a walk lifting it to the front): within a few
 // positions of the 2^32 wrap those two can leave the hint on the wrong side, and a token
-// placed then is out of sight until it is moved or its chunk is freed again. A class needs
-// about 4 billion token placements to get there.
+// placed then is out of the walks' reach (its chunk is still found through the index, and
+// the token removed where it lies) until it is moved or its chunk is freed again. A class
+// needs about 4 billion token placements to get there.
 //
 // Failure: no queue chunk (the heap is full) or a VAQ position beyond the span makes
-// ct_insert return false; the caller (cb_enqueue) then leaves the chunk without a token and
-// its free pages out of sight until its next first free or its retirement, as the standard
-// ring does when an insertion cannot find a slot. VL: a position whose queue chunk the
+// ct_insert return false; the caller (cb_enqueue) then leaves the chunk without a token, as
+// the standard ring does when an insertion cannot find a slot; walkers still find its free
+// pages through the index (chunk_based.wgsl). VL: a position whose queue chunk the
 // heap could not give is void (queues/vlq_links.wgsl), in no chunk, and reads as removed
 // (ct_lookup), so the log's front still passes it. VA: a position that could not be
 // written keeps its queue chunk from draining (queues/vaq.wgsl marks such laps dead).
@@ -89,8 +90,8 @@
 //
 // Loops, all bounded: standard: one lap of the ring per insertion, 4 weak CAS per slot,
 // 64 CAS attempts each to move the cursor and to pull the hint back (a token left outside
-// the live part when they all fail stays out of sight until a walk's lap reaches it again
-// or its chunk is retired).
+// the live part when they all fail is out of the walks' reach, not of the index's, until
+// the hint comes back to it or its chunk is retired).
 // Virtualized: 64 weak CAS for a fresh position; VQ_PTR_WAIT rounds for a VAQ pointer,
 // OURO_QC_ITEMS exchanges to zero a chunk; CT_HOPS links followed per VLQ lookup (vl_find's
 // VL_ROUNDS for insertions, each with up to OURO_MAKE_WAIT rounds of waiting for a link
@@ -449,8 +450,8 @@ fn ct_load(k: u32, pos: u32) -> u32 {
 
 // Nothing to recheck: an insertion pulls the hint back with atomicMin, which a walker's
 // later CAS cannot undo unless it read the position before the token landed; such a token
-// (an insertion more than OURO_CB_MOVE positions late) is out of sight until its chunk is
-// freed again. Not closed here: rare, and not measured.
+// (an insertion more than OURO_CB_MOVE positions late) is out of the walks' reach (not of
+// the index's) until its chunk is freed again. Not closed here: rare, and not measured.
 fn ct_hint_passed(k: u32, pos: u32) {
 }
 

@@ -95,6 +95,26 @@ fn chunk_based_virtual_queues_plan_token_logs() {
 }
 
 #[test]
+fn chunk_based_plans_an_index_range_per_class_between_the_chunk_words_and_the_rings() {
+    let mut p = params(1 << 20, 256 << 10);
+    p.chunk_based = true;
+    let g = OuroGeometry::plan(&p).unwrap();
+    // 128 chunks: a range of 2^7 indices per class, 10 classes in layer 0 (40 words), their
+    // summaries in layer 1 (2 words), which is the top for a range of 2^7.
+    assert_eq!(g.cb_index_shift, 7);
+    let index_start = g.cb_meta + (3 + g.cb_words) * g.chunks as u64;
+    assert_eq!(g.cb_index, vec![index_start, index_start + 40]);
+    assert_eq!(g.rings[0].0, index_start + 42);
+    let mut s = String::new();
+    g.wgsl(&mut s);
+    assert!(s.contains("const OURO_CB_INDEX_SHIFT: u32 = 7u;"));
+    assert!(s.contains(&format!("case 1u: {{ return {}u; }}", index_start + 40)));
+    // Page-based heaps plan none.
+    let g = OuroGeometry::plan(&params(1 << 20, 256 << 10)).unwrap();
+    assert!(g.cb_index.is_empty());
+}
+
+#[test]
 fn bad_geometry_is_typed() {
     let mut p = params(1 << 20, 256 << 10);
     p.params.chunk_size = 3000;

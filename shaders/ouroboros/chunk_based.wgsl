@@ -32,7 +32,9 @@
 //
 // Invariants
 //   - A page's bit is set before its count unit exists and cleared only by the invocation
-//     that decremented the count, so a successful decrement always finds a set bit.
+//     that decremented the count, so a successful decrement always has a set bit to find;
+//     a claim that reads the words while frees set bits in words it has passed can still
+//     miss it, and then gives its unit back (cb_find).
 //   - A chunk has at most one token, and none while it is retired: the token state moves
 //     NONE -> QUEUED only by the invocation that then places the token, and retirement takes
 //     it to RETIRED, from NONE or by removing the token. (Without this, a free that finds the
@@ -68,15 +70,15 @@
 // Loops, all bounded: OURO_ROUNDS rounds of the semaphore wait and OURO_FILL_PATIENCE more
 // while pages it was promised are hidden or chunks are being filled; a walk of at most
 // CB_FRONT_STEPS positions and CB_INDEX_LOOKUPS index lookups (summary_bitmap.wgsl bounds
-// each); OURO_CB_WORDS words of bitmask with 32 claim attempts each; one insertion per
-// placement (its bounds: chunk_tokens.wgsl); two passes of cb_requeue; two passes of
-// retirement and requeue per free, with at most OURO_CB_SETTLE reads of a count that is in
-// a retirement and OURO_CB_SETTLE takes of a retiring chunk's units. A malloc whose walks
-// miss OURO_CB_HELP_MISSES times, or that runs out of rounds, produces a chunk itself
-// (bsem_help); one that finds no memory while the class has free pages or chunks being
-// filled waits on for those pages, as in page_based.wgsl. It fails only when its rounds
-// are spent and its last production (registered or not: ouro_help_last) finds no memory:
-// HEAP_OUT_OF_MEMORY.
+// each); two reads of each of OURO_CB_WORDS words of bitmask with 32 claim attempts each;
+// one insertion per placement (its bounds: chunk_tokens.wgsl); two passes of cb_requeue;
+// two passes of retirement and requeue per free, with at most OURO_CB_SETTLE reads of a
+// count that is in a retirement and OURO_CB_SETTLE takes of a retiring chunk's units. A
+// malloc whose walks miss OURO_CB_HELP_MISSES times, or that runs out of rounds, produces
+// a chunk itself (bsem_help); one that finds no memory while the class has free pages or
+// chunks being filled waits on for those pages, as in page_based.wgsl. It fails only when
+// its rounds are spent and its last production (registered or not: ouro_help_last) finds
+// no memory: HEAP_OUT_OF_MEMORY.
 
 const OURO_CB_RETIRED: i32 = -16777216;
 const OURO_CB_NONE: u32 = 0xffffffffu;
@@ -134,13 +136,13 @@ fn cb_enqueue(k: u32, c: u32) -> bool {
 }
 
 // Shows c in class k's index and puts a token for it in the queue of class k unless one is
-// there or being placed, or the chunk is being retired (OURO_CB_TOKEN_RETIRED). The caller saw c's count leave zero while c
-// was in class k, but it may have been slow: meanwhile c can have been retired and handed to
-// another class. So the class is checked after the token state is claimed; if c moved, the
-// claim is dropped and the token, if c's count calls for one, is placed in the queue of the
-// class c is in now (the same as a DEQUEUE-mode remover does). Two passes at most: the
-// second starts from the class that was just read.
-// True if it placed the token in the queue of class k.
+// there or being placed, or the chunk is being retired (OURO_CB_TOKEN_RETIRED). The caller
+// saw c's count leave zero while c was in class k, but it may have been slow: meanwhile c
+// can have been retired and handed to another class. So the class is checked after the
+// token state is claimed; if c moved, the claim is dropped and the token, if c's count
+// calls for one, is placed in the queue of the class c is in now (the same as a
+// DEQUEUE-mode remover does). Two passes at most: the second starts from the class that
+// was just read. True if it placed the token in the queue of class k.
 fn cb_requeue(k: u32, c: u32) -> bool {
     var cls = k;
     for (var attempt = 0u; attempt < 2u; attempt++) {
@@ -174,10 +176,12 @@ fn cb_requeue(k: u32, c: u32) -> bool {
 }
 
 // Claims one set bit of chunk c's bitmask (the caller holds a count unit for it).
+// Each word is read twice at most: a page freed into a word already read can be found on
+// the second pass.
 fn cb_claim_bit(k: u32, c: u32, spread: u32) -> u32 {
     let words = cb_words(k);
     let base = OURO_CB_BITS + c * OURO_CB_WORDS;
-    for (var i = 0u; i < words; i++) {
+    for (var i = 0u; i < 2u * words; i++) {
         let w = (spread + i) % words;
         var free_bits = atomicLoad(&heap_meta[base + w]);
         for (var attempt = 0u; attempt < 32u && free_bits != 0u; attempt++) {
@@ -282,8 +286,13 @@ fn cb_find(k: u32, spread: u32) -> u32 {
                 remove = old == 1;
                 found = cb_claim_bit(k, c, spread);
                 if (found == OURO_CB_NONE) {
-                    // Cannot happen while the invariants hold; give the count unit back.
-                    atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u);
+                    // Our page's bit is in a word the claim read before a free set it
+                    // (cb_claim_bit reads each word twice; with many claimants it can still
+                    // miss). Give the count unit back; an undo that raises the count from
+                    // zero shows and requeues c, as every such raise does.
+                    if (atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u) == 0u) {
+                        requeue_class = k;
+                    }
                 }
             } else {
                 // Nothing to take here (or the chunk changed hands): undo. If the undo
@@ -365,7 +374,7 @@ fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
     // may be between its decrement and its undo; an add keeps that pair balanced. Every
     // chunk's count is OURO_CB_RETIRED while it is not a chunk-based page chunk (set by the
     // init pass, restored by retirement).
-    atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED));
+    let was = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED)));
     if (batch > 1u) {
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_QUEUED);
         // ct_insert, not cb_enqueue: on failure the state must go straight from queued to
@@ -390,9 +399,13 @@ fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
     } else {
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     }
-    atomicStore(&heap_meta[OURO_CHUNK_INFO + c], k + 1u);
-    if (batch > 1u) {
-        cb_show(k, c); // after the class: a walker checks it
+    // Shown only once the count and the class have taken effect: a walker that finds the
+    // bit reads both, and one that read them old would hide c for good. (`was` is always
+    // below zero, the retired count, and the stamp always true: the conditions wait for
+    // the atomics without changing the outcome.)
+    let stamped = ouro_stamp(OURO_CHUNK_INFO + c, k + 1u);
+    if (batch > 1u && stamped && was < 0) {
+        cb_show(k, c);
     }
     bsem_signal(qm, batch - 1u, retire);
     ouro_fill_end(k);
@@ -517,8 +530,15 @@ fn cb_retire(k: u32, c: u32) -> u32 {
         cb_chunk_leaves(qm, c);
         return CB_RETIRED;
     }
-    atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - bitcast<u32>(OURO_CB_RETIRED));
+    let back = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - bitcast<u32>(OURO_CB_RETIRED)));
     bsem_signal(qm, batch, 0u);
+    // Shown once the undo has taken effect (`back` is always below zero, the retired count:
+    // the condition waits for the atomic). A show that took effect before it could be
+    // cleared by a walker that then read the retired count and left c hidden for good;
+    // this one comes after. The caller requeues c.
+    if (back < 0) {
+        cb_show(k, c);
+    }
     return CB_UNDONE;
 }
 

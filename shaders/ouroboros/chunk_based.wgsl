@@ -228,9 +228,16 @@ fn cb_find(k: u32, spread: u32) -> u32 {
     let qm = ouro_queue_meta(k);
     let pick = heap_hash(spread ^ 0x9e3779b9u);
     let reads_tokens = pick % CB_FRONT_WALKERS == 0u;
-    let f = ct_walk_start(k);
-    let back = atomicLoad(&heap_meta[qm + OQ_BACK]);
-    let steps = select(0u, min(ct_walk_len(k, f), CB_FRONT_STEPS), reads_tokens);
+    // Where the token set starts and ends: read (and, virtualized, the hint lifted to the
+    // front) only by the walks that read it.
+    var f = 0u;
+    var back = 0u;
+    var steps = 0u;
+    if (reads_tokens) {
+        f = ct_walk_start(k);
+        back = atomicLoad(&heap_meta[qm + OQ_BACK]);
+        steps = min(ct_walk_len(k, f), CB_FRONT_STEPS);
+    }
     var leading_empty = true;
     for (var i = 0u; i < steps + CB_INDEX_LOOKUPS; i++) {
         let from_tokens = i < steps;

@@ -65,7 +65,7 @@ impl OuroGeometry {
             let span = (2 * self.chunks as u64).next_power_of_two();
             constant("OURO_CB_SPAN", span);
             constant("OURO_CB_MOVE", span / 2);
-            constant("OURO_CB_INDEX_SHIFT", self.cb_index_shift as u64);
+            constant("OURO_CB_INDEX_SHIFT", self.cb_index_shift() as u64);
         }
         if self.qc_words > 0 {
             constant("OURO_QC_START", self.qc_words);

@@ -105,10 +105,9 @@ pub(crate) struct OuroGeometry {
     pub cb_meta: u64,
     pub cb_words: u64,
     /// Chunk-based: the index of chunks with free pages, summary bitmap 0
-    /// (`shaders/core/summary_bitmap.wgsl`): per base class a range of `2^cb_index_shift >=
-    /// chunks` indices. Its layers' first words; empty if page-based.
+    /// (`shaders/core/summary_bitmap.wgsl`): per base class a range of
+    /// `2^cb_index_shift() >= chunks` indices. Its layers' first words; empty if page-based.
     pub cb_index: Vec<u64>,
-    pub cb_index_shift: u32,
     pub meta_words: u64,
 }
 
@@ -300,13 +299,9 @@ impl OuroGeometry {
         } else {
             (0, 0)
         };
-        let cb_index_shift = chunks.next_power_of_two().trailing_zeros();
         let cb_index = if p.chunk_based {
-            plan_layers(
-                &mut next,
-                (base_classes as u64) << cb_index_shift,
-                cb_index_shift,
-            )
+            let shift = index_shift(chunks);
+            plan_layers(&mut next, (base_classes as u64) << shift, shift)
         } else {
             Vec::new()
         };
@@ -389,9 +384,13 @@ impl OuroGeometry {
             cb_meta,
             cb_words,
             cb_index,
-            cb_index_shift,
             meta_words: next,
         })
+    }
+
+    /// Chunk-based: each class's range of the index has `2^cb_index_shift()` indices.
+    pub(crate) fn cb_index_shift(&self) -> u32 {
+        index_shift(self.chunks as u64)
     }
 
     /// First heap_meta word of the spill's per-chunk counts.
@@ -473,6 +472,11 @@ impl OuroGeometry {
 
 fn prev_power_of_two(x: u64) -> u64 {
     1 << (63 - x.leading_zeros())
+}
+
+/// The chunk-based index's range per class covers `chunks` indices: its log2.
+fn index_shift(chunks: u64) -> u32 {
+    chunks.next_power_of_two().trailing_zeros()
 }
 
 #[cfg(test)]

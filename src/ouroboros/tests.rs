@@ -101,7 +101,7 @@ fn chunk_based_plans_an_index_range_per_class_between_the_chunk_words_and_the_ri
     let g = OuroGeometry::plan(&p).unwrap();
     // 128 chunks: a range of 2^7 indices per class, 10 classes in layer 0 (40 words), their
     // summaries in layer 1 (2 words), which is the top for a range of 2^7.
-    assert_eq!(g.cb_index_shift, 7);
+    assert_eq!(g.cb_index_shift(), 7);
     let index_start = g.cb_meta + (3 + g.cb_words) * g.chunks as u64;
     assert_eq!(g.cb_index, vec![index_start, index_start + 40]);
     assert_eq!(g.rings[0].0, index_start + 42);

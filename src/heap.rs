@@ -323,11 +323,19 @@ impl GpuHeap {
     }
 
     /// Frees everything: zeroes the metadata and statistics and reruns the init pass.
-    /// Handles from before the reset must not be used again.
+    /// Handles from before the reset must not be used again. Ouroboros on virtualized
+    /// queues (`ouro-p-va`, `ouro-p-vl`, `ouro-c-va`, `ouro-c-vl`) also zeroes the committed
+    /// segments, a fill at the GPU's memory bandwidth: its queues count on memory they have
+    /// not handed out being zero.
     pub fn reset(&self) -> Result<()> {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         // Everything but the growth block, which write_buffer fills before this submission.
         encoder.clear_buffer(&self.meta, 0, Some(self.layout.growth_word * 4));
+        if self.layout.zeroes_on_reset() {
+            for segment in &self.segments {
+                encoder.clear_buffer(segment, 0, None);
+            }
+        }
         self.write_growth_block();
         let invocations = self.layout.init_invocations();
         if invocations > 0 {

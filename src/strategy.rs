@@ -315,6 +315,13 @@ pub(crate) trait StrategyPlan {
     fn uses_subgroups(&self) -> bool {
         false
     }
+
+    /// Whether the shaders rely on user memory they have not handed out since the heap was
+    /// made being zero, so that [`GpuHeap::reset`](crate::GpuHeap::reset) must clear the
+    /// segments as well as the metadata (wgpu zero-fills new buffers).
+    fn zeroes_on_reset(&self) -> bool {
+        false
+    }
 }
 
 /// A family's plan for one heap.

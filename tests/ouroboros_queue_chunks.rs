@@ -7,6 +7,11 @@
 //! should be) leaves positions that never finish: front stops, and the queue grows by a chunk
 //! per chunk of traffic until the heap is gone. The conformance suite's scenarios are too
 //! short to show that; this test counts the queue chunks after many dispatches.
+//!
+//! Queue chunks made from fresh memory are not emptied: memory the heap has not handed out
+//! is zero, and a reset keeps it so. The second test writes ones over a whole heap, resets
+//! it, and churns again: a queue chunk made from memory that still held the ones would take
+//! them for items.
 
 mod common;
 
@@ -50,28 +55,47 @@ fn swap(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 "#;
 
-/// Swaps on a 2 MiB heap of `strategy` for `dispatches` dispatches; after each one past
-/// the first `early`, its queue chunks may exceed those after `early` by `slack` at most
-/// (checked at once, so that a leaking queue fails before it runs the heap out). No malloc
-/// or free may fail.
-fn churn(strategy: Strategy, early: u32, dispatches: u32, slack: u32) {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
-    let heap = GpuHeap::with_config(
+/// Fills the heap with 4 KiB blocks of ones, one per invocation; returns how many it got.
+const FILL: &str = r#"
+#include "alloc.wgsl"
+@group(1) @binding(0) var<storage, read_write> out: array<atomic<u32>>;
+@compute @workgroup_size(64)
+fn fill() {
+    let p = malloc(4096u);
+    if (p != HEAP_NULL) {
+        for (var w = 0u; w < 1024u; w++) {
+            heap_store(p, w, 0xffffffffu);
+        }
+        atomicAdd(&out[0], 1u);
+    }
+}
+"#;
+
+/// A 2 MiB heap of `strategy`.
+fn heap(gpu: &Gpu, strategy: Strategy) -> GpuHeap {
+    GpuHeap::with_config(
         &gpu.device,
         &gpu.queue,
         HeapConfig::new(2 << 20)
             .strategy(strategy)
             .watchdog(common::WATCHDOG),
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// Swaps on `heap` (of `strategy`) for `dispatches` dispatches; after each one past the
+/// first `early`, its queue chunks may exceed those after `early` by `slack` at most
+/// (checked at once, so that a leaking queue fails before it runs the heap out). No malloc
+/// or free may fail.
+fn churn(gpu: &Gpu, heap: &GpuHeap, strategy: Strategy, early: u32, dispatches: u32, slack: u32) {
     let slots = (INVOCATIONS * HELD) as usize;
-    let held = common::storage_from(&gpu, "held", &vec![0; slots]);
-    let out = common::storage(&gpu, "out", 16);
-    let kernel = Kernel::new(&gpu, &heap, KERNEL, "swap", &[common::RW, common::RW]);
+    let held = common::storage_from(gpu, "held", &vec![0; slots]);
+    let out = common::storage(gpu, "out", 16);
+    let kernel = Kernel::new(gpu, heap, KERNEL, "swap", &[common::RW, common::RW]);
     let mut first = 0;
     for dispatch in 1..=dispatches {
         gpu.queue.write_buffer(&out, 12, &dispatch.to_le_bytes());
-        kernel.run(&gpu, &heap, &[&held, &out], INVOCATIONS / 64);
+        kernel.run(gpu, heap, &[&held, &out], INVOCATIONS / 64);
         if dispatch < early {
             continue;
         }
@@ -85,7 +109,7 @@ fn churn(strategy: Strategy, early: u32, dispatches: u32, slack: u32) {
             report.queue_chunks
         );
     }
-    let failed = common::read_words(&gpu, &out, 3);
+    let failed = common::read_words(gpu, &out, 3);
     assert_eq!(
         failed,
         [0, 0, 0],
@@ -93,16 +117,38 @@ fn churn(strategy: Strategy, early: u32, dispatches: u32, slack: u32) {
     );
 }
 
+const VIRTUALIZED: [Strategy; 4] = [
+    Strategy::OuroPVA,
+    Strategy::OuroPVL,
+    Strategy::OuroCVA,
+    Strategy::OuroCVL,
+];
+
 #[test]
 fn virtualized_queues_keep_their_chunks_bounded_under_churn() {
     // Twelve dispatches after the fourth move tens of chunks of items through each queue;
     // a queue that loses a position per chunk grows by about one chunk per dispatch.
-    for strategy in [
-        Strategy::OuroPVA,
-        Strategy::OuroPVL,
-        Strategy::OuroCVA,
-        Strategy::OuroCVL,
-    ] {
-        churn(strategy, 4, 16, 4);
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    for strategy in VIRTUALIZED {
+        churn(&gpu, &heap(&gpu, strategy), strategy, 4, 16, 4);
+    }
+}
+
+#[test]
+fn queue_chunks_after_a_reset_start_empty() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    for strategy in VIRTUALIZED {
+        let heap = heap(&gpu, strategy);
+        let capacity = heap.layout().capacity_for(4096) as u32;
+        let out = common::storage(&gpu, "out", 4);
+        let fill = Kernel::new(&gpu, &heap, FILL, "fill", &[common::RW]);
+        fill.run(&gpu, &heap, &[&out], capacity.div_ceil(64));
+        let filled = common::read_words(&gpu, &out, 1)[0];
+        assert!(
+            filled >= capacity * 3 / 4,
+            "{strategy:?}: {filled} of {capacity} blocks of ones"
+        );
+        heap.reset().unwrap();
+        churn(&gpu, &heap, strategy, 4, 8, 4);
     }
 }

@@ -7,6 +7,11 @@
 //   OURO_FRESH                    chunks handed out from fresh memory so far (may sit above
 //                                 the end, ouro_chunk_end(), for a moment while a failed
 //                                 bump is undone, and for good after a run that straddled it)
+//                                 The memory of every chunk from OURO_FRESH on is zero
+//                                 (OQ_EMPTY throughout): wgpu zero-fills new segments, and a
+//                                 reset of a heap with virtualized queues clears the
+//                                 segments (StrategyPlan::zeroes_on_reset); a trim lowers
+//                                 OURO_FRESH only to segments it then drops.
 //   ouro_queue_meta(OURO_POOL)    the pool's fill count ([0]) and ring counters
 //   OURO_CHUNK_INFO + c           what chunk c holds: 0 free or inside a multi-chunk run,
 //                                 OURO_INFO_EMPTIED free and all OQ_EMPTY (a drained
@@ -61,14 +66,25 @@ fn ouro_chunk_end() -> u32 {
 #endif
 }
 
+// A chunk from the pool or fresh memory, and whether it came from fresh memory (zero
+// throughout, per OURO_FRESH's rule above).
+struct OuroChunk {
+    index: u32,
+    fresh: bool,
+}
+
 fn ouro_chunk_alloc() -> u32 {
+    return ouro_chunk_take().index;
+}
+
+fn ouro_chunk_take() -> OuroChunk {
     let pool = ouro_queue_meta(OURO_POOL);
     let end = ouro_chunk_end();
     for (var attempt = 0u; attempt < OURO_POOL_TRIES; attempt++) {
         if (bsem_try_take(pool, 1u)) {
             let v = oq_dequeue(OURO_POOL);
             if (v != OQ_EMPTY) {
-                return v - 1u;
+                return OuroChunk(v - 1u, false);
             }
             // The slot's enqueuer is late; it will move the chunk elsewhere. Give the unit
             // back; fresh memory, else another try at the pool.
@@ -84,12 +100,12 @@ fn ouro_chunk_alloc() -> u32 {
 #ifdef GPU_HEAP_GROWABLE
                 heap_note_free_items(end - f - 1u);
 #endif
-                return f;
+                return OuroChunk(f, true);
             }
             atomicSub(&heap_meta[OURO_FRESH], 1u);
         }
     }
-    return OURO_NO_CHUNK;
+    return OuroChunk(OURO_NO_CHUNK, false);
 }
 
 // Returns a chunk to the pool. False if the pool's ring could not take it (counted by the
@@ -313,19 +329,20 @@ fn ouro_qc_clear(seg: u32, w: u32) -> bool {
 }
 
 // Stamps chunk c as a queue chunk of queue q and empties every item word (OQ_EMPTY) unless
-// it came from the pool emptied (ouro_queue_chunk_free_drained); true once that and the
-// ouro_settle calls summed in `settled` have taken effect, and always true: a caller
-// publishes c only if it is. heap_atomic_fill (generated for the heap's bindings,
-// src/layout/codegen.rs, which says why) keeps 4 exchanges in flight, one invocation for
-// the chunk's OURO_QC_ITEMS words: the price of the guarantee, which a queue's chunks made
-// one after another (a linked queue's) pay in series, so the drained chunks that the pool
-// hands out again skip it. Bounded: OURO_QC_ITEMS exchanges.
-fn ouro_queue_chunk_ready(c: u32, q: u32, settled: u32) -> bool {
-    let was = atomicExchange(&heap_meta[OURO_CHUNK_INFO + c], ouro_queue_info(q));
-    // One expression for both cases, so that no compiler can fold the result to a
-    // constant in either and drop its dependence on the exchanges' old values.
-    let n = select(OURO_QC_ITEMS, 0u, was == OURO_INFO_EMPTIED);
-    let same = settled + heap_atomic_fill(ouro_qc_segment(c), ouro_qc_word(c, 0u), n, OQ_EMPTY);
+// it is known to hold OQ_EMPTY throughout: fresh (OURO_FRESH's rule) or pooled emptied
+// (ouro_queue_chunk_free_drained); true once that and the ouro_settle calls summed in
+// `settled` have taken effect, and always true: a caller publishes c only if it is.
+// heap_atomic_fill (generated for the heap's bindings, src/layout/codegen.rs, which says
+// why) keeps 4 exchanges in flight, one invocation for the chunk's OURO_QC_ITEMS words: the
+// price of the guarantee, which a queue's chunks made one after another (a linked queue's)
+// pay in series, so the chunks known to be empty skip it. Bounded: OURO_QC_ITEMS exchanges.
+fn ouro_queue_chunk_ready(c: OuroChunk, q: u32, settled: u32) -> bool {
+    let was = atomicExchange(&heap_meta[OURO_CHUNK_INFO + c.index], ouro_queue_info(q));
+    // One expression for every case, so that no compiler can fold the result to a
+    // constant in any and drop its dependence on the exchanges' old values.
+    let n = select(OURO_QC_ITEMS, 0u, c.fresh || was == OURO_INFO_EMPTIED);
+    let same = settled
+        + heap_atomic_fill(ouro_qc_segment(c.index), ouro_qc_word(c.index, 0u), n, OQ_EMPTY);
     return same <= n + settled;
 }
 
@@ -334,7 +351,8 @@ fn ouro_queue_chunk_ready(c: u32, q: u32, settled: u32) -> bool {
 // count set (and, with `linked`, an empty next link), all taken effect, so the caller may
 // publish it; OURO_NO_CHUNK if the pool and fresh memory have none.
 fn ouro_queue_chunk_new(q: u32, start: u32, linked: bool) -> u32 {
-    let c = ouro_chunk_alloc();
+    let chunk = ouro_chunk_take();
+    let c = chunk.index;
     if (c == OURO_NO_CHUNK) {
         return c;
     }
@@ -343,7 +361,7 @@ fn ouro_queue_chunk_new(q: u32, start: u32, linked: bool) -> u32 {
     if (linked) {
         settled += ouro_settle(OURO_QC_NEXT + c, 0u);
     }
-    if (!ouro_queue_chunk_ready(c, q, settled)) {
+    if (!ouro_queue_chunk_ready(chunk, q, settled)) {
         ouro_chunk_free(c);
         return OURO_NO_CHUNK;
     }

@@ -141,7 +141,8 @@ fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
         atomicStore(&heap_meta[pw], 0u);
         return OURO_NO_CHUNK;
     }
-    let c = ouro_chunk_alloc();
+    let chunk = ouro_chunk_take();
+    let c = chunk.index;
     if (c == OURO_NO_CHUNK) {
         if (ahead) {
             atomicStore(&heap_meta[pw], 0u);
@@ -151,7 +152,7 @@ fn vq_install(q: u32, pw: u32, lap: u32, ahead: bool) -> u32 {
         return VQ_DEAD;
     }
     // Published only once its setup has taken effect (chunks.wgsl).
-    if (!ouro_queue_chunk_ready(c, q, 0u)) {
+    if (!ouro_queue_chunk_ready(chunk, q, 0u)) {
         ouro_chunk_free(c);
         atomicStore(&heap_meta[pw], 0u);
         return OURO_NO_CHUNK;

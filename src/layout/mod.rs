@@ -292,6 +292,13 @@ impl HeapLayout {
         self.family().uses_subgroups()
     }
 
+    /// Whether [`GpuHeap::reset`](crate::GpuHeap::reset) clears the segments too: the
+    /// strategy counts on memory it has not handed out being zero (Ouroboros on
+    /// virtualized queues).
+    pub(crate) fn zeroes_on_reset(&self) -> bool {
+        self.family().zeroes_on_reset()
+    }
+
     /// Chunks that Ouroboros classes on virtualized queues leave free for queue chunks
     /// (`OURO_QUEUE_RESERVE`); 0 for every other strategy.
     pub fn queue_reserve_chunks(&self) -> u64 {

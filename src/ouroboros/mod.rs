@@ -529,4 +529,10 @@ impl StrategyPlan for OuroGeometry {
     fn queue_reserve_chunks(&self) -> u64 {
         self.queue_reserve()
     }
+
+    /// Virtualized queues make their queue chunks from fresh chunks without emptying them
+    /// (chunks.wgsl, OURO_FRESH).
+    fn zeroes_on_reset(&self) -> bool {
+        self.queue_kind != QueueKind::Standard
+    }
 }

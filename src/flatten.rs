@@ -117,9 +117,15 @@ fn header(m: &Manifest, growable: bool, enables: bool) -> String {
                 "a binding array of {count} segments of these sizes in bytes: {:?}",
                 m.segment_bytes
             ),
-            (None, Some(index)) => {
-                format!("segment {index}: {} bytes", m.segment_bytes[index as usize])
-            }
+            (None, Some(index)) => format!(
+                "segment {index}: {} bytes{}",
+                m.segment_bytes[index as usize],
+                if m.reset_clears_segments {
+                    ", zero-filled on reset too (new buffers are zero)"
+                } else {
+                    ""
+                }
+            ),
             (None, None) => format!(
                 "{} bytes, zero-filled before first use and on reset.",
                 m.meta_bytes
@@ -201,6 +207,9 @@ pub struct Manifest {
     pub meta_bytes: u64,
     /// Bytes of each segment buffer.
     pub segment_bytes: Vec<u64>,
+    /// Whether a reset zero-fills the segments too, not only heap_meta: the strategy counts
+    /// on memory it has not handed out being zero (Ouroboros on virtualized queues).
+    pub reset_clears_segments: bool,
     /// Segments to create now (all but for a heap that can grow).
     pub committed_segments: u32,
     /// The heap_meta word to write with `committed_units` before the init pass.
@@ -303,6 +312,7 @@ fn manifest_of(layout: &HeapLayout, config: &HeapConfig) -> Manifest {
         committed_units_word: layout.growth_word + crate::meta::GROWTH_COMMITTED,
         committed_units: layout.initial_bytes() / crate::layout::UNIT_BYTES,
         init_invocations: layout.init_invocations(),
+        reset_clears_segments: layout.zeroes_on_reset(),
         statistics: crate::meta::statistics_words(),
         max_alloc: layout.max_alloc,
         random_walk: (reads == StrategyParams::RandomWalk).then_some(config.random_walk),
@@ -329,6 +339,26 @@ mod tests {
 
     /// A user shader that includes alloc.wgsl meets the API and nothing else of the
     /// library: every other module-scope name of every strategy's build carries the prefix.
+    #[test]
+    fn the_manifest_and_header_say_which_resets_clear_the_segments() {
+        let limits = wgpu::Limits::default();
+        for &strategy in Strategy::ALL {
+            let config = HeapConfig::new(64 << 20).strategy(strategy);
+            let m = manifest(&config, &limits, wgpu::Features::empty()).unwrap();
+            let virtualized = matches!(
+                strategy,
+                Strategy::OuroPVA | Strategy::OuroPVL | Strategy::OuroCVA | Strategy::OuroCVL
+            );
+            assert_eq!(m.reset_clears_segments, virtualized, "{strategy}");
+            let text = flatten(&config, &limits, wgpu::Features::empty()).unwrap();
+            assert_eq!(
+                text.contains("zero-filled on reset too"),
+                virtualized,
+                "{strategy}"
+            );
+        }
+    }
+
     #[test]
     fn only_the_api_enters_the_user_namespace() {
         let limits = wgpu::Limits {

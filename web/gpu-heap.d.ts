@@ -16,6 +16,8 @@ export interface Manifest {
   }[];
   meta_bytes: number;
   segment_bytes: number[];
+  /** Whether reset() zero-fills the segments too (Ouroboros on virtualized queues). */
+  reset_clears_segments: boolean;
   committed_segments: number;
   committed_units_word: number;
   committed_units: number;

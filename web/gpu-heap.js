@@ -119,14 +119,19 @@ export class GpuHeap {
   }
 
   /**
-   * Empties the heap: zero-fills heap_meta, writes the committed size and runs the init
-   * pass. Every handle handed out before is then invalid. Resolves once the device has
-   * run it.
+   * Empties the heap: zero-fills heap_meta (and the segments, where the manifest says
+   * `reset_clears_segments`), writes the committed size and runs the init pass. Every
+   * handle handed out before is then invalid. Resolves once the device has run it.
    */
   async reset() {
     const m = this.manifest;
     const encoder = this.device.createCommandEncoder({ label: `${this.label} reset` });
     encoder.clearBuffer(this.meta);
+    if (m.reset_clears_segments) {
+      for (const s of this.segments) {
+        encoder.clearBuffer(s);
+      }
+    }
     this.device.queue.submit([encoder.finish()]);
     this.device.queue.writeBuffer(this.meta, m.committed_units_word * 4, new Uint32Array([m.committed_units]));
     if (m.init_invocations > 0) {

@@ -55,7 +55,7 @@ fn swap(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 "#;
 
-/// Fills the heap with 4 KiB blocks of ones, one per invocation; returns how many it got.
+/// Fills the heap with 4 KiB blocks of ones, one per invocation; counts them in out[0].
 const FILL: &str = r#"
 #include "alloc.wgsl"
 @group(1) @binding(0) var<storage, read_write> out: array<atomic<u32>>;

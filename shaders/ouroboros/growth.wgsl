@@ -31,7 +31,9 @@
 // classes up to a chunk; the last two also keep their token queues in queue chunks):
 // their queues keep items in heap memory or tokens with per-chunk counts that cannot be
 // purged in place. (A chunk-based chunk whose pages are all free normally went back to the
-// pool at its last free, so this bites only when that retirement lost a race.)
+// pool at its last free. One whose retirement gave up there, its semaphore units not yet
+// signalled by the other frees, is retired by the check: with nothing else running the
+// units are there, and the chunk passes once it is in the pool.)
 // A run never crosses a segment and trims release whole segments, so a run that overlaps
 // [to, from) starts inside it and its first chunk is checked. The live bits cover every
 // allocation (set at the first unit of each page out with a user).
@@ -118,6 +120,13 @@ fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
         return false;
     }
     let info = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
+#ifdef OURO_CHUNK_BASED
+    if (info != 0u && info - 1u < OURO_BASE_CLASSES) {
+        // No live page: every page is free, so a retirement that gave up at the last free
+        // succeeds now (see the header).
+        return cb_retire(info - 1u, c) == CB_RETIRED;
+    }
+#endif
     return info == 0u || info == OURO_INFO_EMPTIED || ouro_purgeable(info - 1u);
 }
 

@@ -312,7 +312,7 @@ fn manifest_of(layout: &HeapLayout, config: &HeapConfig) -> Manifest {
         committed_units_word: layout.growth_word + crate::meta::GROWTH_COMMITTED,
         committed_units: layout.initial_bytes() / crate::layout::UNIT_BYTES,
         init_invocations: layout.init_invocations(),
-        reset_clears_segments: layout.zeroes_on_reset(),
+        reset_clears_segments: layout.reset_clears_segments(),
         statistics: crate::meta::statistics_words(),
         max_alloc: layout.max_alloc,
         random_walk: (reads == StrategyParams::RandomWalk).then_some(config.random_walk),

@@ -331,7 +331,7 @@ impl GpuHeap {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         // Everything but the growth block, which write_buffer fills before this submission.
         encoder.clear_buffer(&self.meta, 0, Some(self.layout.growth_word * 4));
-        if self.layout.zeroes_on_reset() {
+        if self.layout.reset_clears_segments() {
             for segment in &self.segments {
                 encoder.clear_buffer(segment, 0, None);
             }

@@ -319,7 +319,7 @@ pub(crate) trait StrategyPlan {
     /// Whether the shaders rely on user memory they have not handed out since the heap was
     /// made being zero, so that [`GpuHeap::reset`](crate::GpuHeap::reset) must clear the
     /// segments as well as the metadata (wgpu zero-fills new buffers).
-    fn zeroes_on_reset(&self) -> bool {
+    fn reset_clears_segments(&self) -> bool {
         false
     }
 }

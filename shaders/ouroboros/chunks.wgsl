@@ -10,8 +10,8 @@
 //                                 The memory of every chunk from OURO_FRESH on is zero
 //                                 (OQ_EMPTY throughout): wgpu zero-fills new segments, and a
 //                                 reset of a heap with virtualized queues clears the
-//                                 segments (StrategyPlan::zeroes_on_reset); a trim lowers
-//                                 OURO_FRESH only to segments it then drops.
+//                                 segments (StrategyPlan::reset_clears_segments); a trim
+//                                 lowers OURO_FRESH only to segments it then drops.
 //   ouro_queue_meta(OURO_POOL)    the pool's fill count ([0]) and ring counters
 //   OURO_CHUNK_INFO + c           what chunk c holds: 0 free or inside a multi-chunk run,
 //                                 OURO_INFO_EMPTIED free and all OQ_EMPTY (a drained

@@ -295,8 +295,8 @@ impl HeapLayout {
     /// Whether [`GpuHeap::reset`](crate::GpuHeap::reset) clears the segments too: the
     /// strategy counts on memory it has not handed out being zero (Ouroboros on
     /// virtualized queues).
-    pub(crate) fn zeroes_on_reset(&self) -> bool {
-        self.family().zeroes_on_reset()
+    pub(crate) fn reset_clears_segments(&self) -> bool {
+        self.family().reset_clears_segments()
     }
 
     /// Chunks that Ouroboros classes on virtualized queues leave free for queue chunks

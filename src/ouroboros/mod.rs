@@ -532,7 +532,7 @@ impl StrategyPlan for OuroGeometry {
 
     /// Virtualized queues make their queue chunks from fresh chunks without emptying them
     /// (chunks.wgsl, OURO_FRESH).
-    fn zeroes_on_reset(&self) -> bool {
+    fn reset_clears_segments(&self) -> bool {
         self.queue_kind != QueueKind::Standard
     }
 }

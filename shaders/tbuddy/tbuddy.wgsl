@@ -353,7 +353,6 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     var plan = vec3<u32>(0u); // tb_sweep_plan(want), once this malloc sweeps
     var per_pass = 0u; // the regions of a pass: plan.y * plan.z
     let seed = heap_hash(bsem_ticket ^ size_bytes ^ heap_hash(reserved_from));
-    var got = AT_NONE;
     // The loop ends at the end of a round (a block found, or out of memory), never by a
     // return or break from inside it: a lane that leaves the loop from inside can be left
     // unscheduled while the other lanes of its subgroup spin (docs/architecture.md, the
@@ -366,8 +365,12 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     // are wanted by a malloc per bin's worth of a subgroup that runs short (one per
     // subgroup up to 128 B blocks, 2-16 above), which the look only delays.
     let look_first = mark;
+    // A call still holding a unit when its rounds run out makes TB_LAST_SCANS more, each
+    // scanning all of the order's words (what the summaries hide), in this same loop: one
+    // call site of at_claim and of tb_split_and_keep, which are large once inlined.
     for (var round = 0u;
-         round < TB_ROUNDS && !found && !merges_ran_out && status == HEAP_CONTENTION;
+         round < select(TB_ROUNDS, TB_ROUNDS + TB_LAST_SCANS, holding) && !found
+             && !merges_ran_out && status == HEAP_CONTENTION;
          round++) {
         if (!holding) {
             var r = bsem_step(tb_sem(level), 1u, tb_batch(level), &wait, look_first);
@@ -473,8 +476,11 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
         // The unit's block: its bit may not be visible yet (the publisher's atomics on other
         // words are relaxed), so look again in the next rounds rather than give up, with a
         // scan of some words now and then for what the summaries hide.
-        let scan = select(0u, TB_CLAIM_SCAN_WORDS, (round & 31u) == 31u);
-        got = at_claim(level, bsem_ticket + round, TB_CLAIM_DESCENTS, scan);
+        var scan = select(0u, TB_CLAIM_SCAN_WORDS, (round & 31u) == 31u);
+        if (round >= TB_ROUNDS) {
+            scan = TB_LAST_SCAN_WORDS;
+        }
+        let got = at_claim(level, bsem_ticket + round, TB_CLAIM_DESCENTS, scan);
         if (got != AT_NONE) {
             // Split inside the loop, so that lanes of this subgroup waiting for the batches
             // see them in their next round.
@@ -486,14 +492,7 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
         return result;
     }
     if (holding) {
-        // Out of rounds with a unit: a last search, scanning all of the order's words (what
-        // the summaries hide) a few times; the unit goes back if it fails.
-        for (var scan = 0u; scan < TB_LAST_SCANS && got == AT_NONE; scan++) {
-            got = at_claim(level, bsem_ticket + scan, TB_CLAIM_DESCENTS, TB_LAST_SCAN_WORDS);
-        }
-        if (got != AT_NONE) {
-            return tb_split_and_keep(want, level, got, path, mark);
-        }
+        // Out of rounds and last scans with a unit: it goes back.
         bsem_signal(tb_sem(level), 1u, 0u);
         atomicAdd(&heap_meta[TB_CLAIM_FAILURES], 1u);
     } else if (merges_ran_out) {

@@ -30,17 +30,17 @@
 //     live while the bin belongs to UAlloc; tree buddy blocks start at a leaf whose state
 //     word is zero (the bins UAlloc takes are unmarked in the tree buddy, so a free can
 //     never give one back to it while UAlloc holds it).
-//   - The collective primitives of 4.2.2 are subgroup operations (ua_collective,
-//     ua_release): the lanes of a subgroup that malloc one class take their units with
-//     one atomic, then per bin's worth of lanes the counts of one bin (the search takes
-//     its summary bit, one decrement takes them) or, with too few units, a fresh bin, all
-//     bins at once; a found bin's blocks a bitmap word at a time, a fresh bin's each lane
-//     by its rank. The lanes that free into one bin return their counts with one atomic;
-//     those of one class signal once and give back the bins they emptied together. These
-//     paths assume that the lanes which enter a branch leave it together (as structured
-//     control flow reconverges on every driver we run on; Vulkan does not promise it): a
-//     lane's outcome is told to the others by a subgroup operation after the branch in
-//     which one lane acted for all.
+//   - The collective primitives of 4.2.2 are subgroup operations (ua_collective_take and
+//     ua_collective_place, ua_release): the lanes of a subgroup that malloc one class take
+//     their units with one atomic, then per bin's worth of lanes the counts of one bin (the
+//     search takes its summary bit, one decrement takes them) or, with too few units, a
+//     fresh bin, all bins at once; a found bin's blocks a bitmap word at a time, a fresh
+//     bin's each lane by its rank. The lanes that free into one bin return their counts
+//     with one atomic; those of one class signal once and give back the bins they emptied
+//     together. These paths assume that the lanes which enter a branch leave it together
+//     (as structured control flow reconverges on every driver we run on; Vulkan does not
+//     promise it): a lane's outcome is told to the others by a subgroup operation after the
+//     branch in which one lane acted for all.
 //   - Nothing waits for a give-back: when the semaphore cannot spare an empty bin's blocks
 //     (mallocs of the class hold or wait for units), the bin becomes a candidate in summary
 //     bitmap UA_RETIRE, retried by later frees of its class and by mallocs that find the
@@ -324,16 +324,12 @@ fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
     }
 }
 
-// A fresh bin of class c: a leaf from the tree buddy with `kept` of its counts taken by
-// its producer (so a fresh bin never looks empty to a give-back; the producer claims their
-// bits like any holder of counts), shown, and its other blocks signalled, retiring
-// `batches` batches of the semaphore.
-fn ua_fresh_bin(c: u32, kept: u32, batches: u32) -> HeapAlloc {
-    let leaf = tb_malloc(UA_BIN_UNITS * 16u, false);
-    if (leaf.status != HEAP_OK) {
-        return leaf;
-    }
-    let bin = heap_unit_of(leaf.handle) >> UA_BIN_SHIFT;
+// Makes `leaf`, a leaf the caller took from the tree buddy, a fresh bin of class c with
+// `kept` of its counts taken by its producer (so a fresh bin never looks empty to a
+// give-back; the producer claims their bits like any holder of counts), shows it, and
+// signals its other blocks, retiring `batches` batches of the semaphore. Returns the bin.
+fn ua_fresh_bin(leaf: u32, c: u32, kept: u32, batches: u32) -> u32 {
+    let bin = heap_unit_of(leaf) >> UA_BIN_SHIFT;
     let left = ua_blocks(c) - kept;
     // The bin is shown only once its state word is live: the set depends on what the add
     // returned (whose live flag is clear: the leaf was not UAlloc's), so it cannot land
@@ -344,7 +340,7 @@ fn ua_fresh_bin(c: u32, kept: u32, batches: u32) -> HeapAlloc {
         sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     }
     bsem_signal(ua_sem(c), left, batches);
-    return HeapAlloc(bin, 0u, HEAP_OK);
+    return bin;
 }
 
 // Finds a bin of class c with a free block and takes one count of it (the caller holds a
@@ -421,14 +417,29 @@ fn ua_lowest_bits(word: u32, n: u32) -> u32 {
 }
 
 // The collective first attempt of the lanes of a subgroup that malloc the class of its
-// first active lane (the collective primitives of section 4.2.2 as subgroup operations):
-// one take of their units from the semaphore, then per bin's worth of lanes one bin,
-// found (the search takes its summary bit, one decrement its lanes' counts) or, with too
-// few units, made fresh; then their blocks: a found bin's a bitmap word per atomicOr, a
-// fresh bin's the block of each lane's rank. Returns this lane's block, or HEAP_NULL with
-// `counted` saying whether it holds a count of bin `bin` (ua_malloc claims its bit;
-// nothing else is held then) and otherwise `held` whether it holds a semaphore unit (the
-// per-lane loop finds its count).
+// first active lane (the collective primitives of section 4.2.2 as subgroup operations),
+// in two halves around ua_malloc's one call of the tree buddy. ua_collective_take: one
+// take of their units from the semaphore, then per bin's worth of lanes one bin, found
+// (the search takes its summary bit, one decrement its lanes' counts; a found bin of one
+// bitmap word is claimed at once, one atomicOr for the lanes' blocks) or, with too few
+// units, to be made fresh by the bin's first lane. ua_collective_place: the lanes learn
+// their bin and claim their blocks, a found bin's a bitmap word per atomicOr, a fresh
+// bin's the block of each lane's rank.
+struct UaGroup {
+    lead: u32, // the class of the first active lane
+    same: bool, // this lane mallocs class `lead`
+    took: bool, // the group took its units (else it makes its bins)
+    rank: u32, // among the lanes of class `lead`
+    bins: u32, // bins found or made at once
+    make: u32, // this lane makes a fresh bin keeping `make` counts (0: it makes none)
+    bin: u32, // the bin this lane found for its bin's worth of lanes, or SB_NONE
+    have: u32, // the counts it took of that bin
+    got: u32, // the bits of that bin's one word it claimed for them
+}
+
+// Returns this lane's block, or HEAP_NULL with `counted` saying whether it holds a count
+// of bin `bin` (ua_malloc claims its bit; nothing else is held then) and otherwise `held`
+// whether it holds a semaphore unit (ua_malloc's rounds find its count).
 struct UaCollective {
     handle: u32,
     held: bool,
@@ -440,8 +451,7 @@ struct UaCollective {
 // class.
 const UA_GROUP_BINS: u32 = 16u;
 
-fn ua_collective(c: u32) -> UaCollective {
-    const UA_GROUP_WORD_TRIES = 16u;
+fn ua_collective_take(c: u32) -> UaGroup {
     let lead = subgroupBroadcastFirst(c);
     let same = c == lead;
     let rank = subgroupExclusiveAdd(select(0u, 1u, same));
@@ -462,49 +472,57 @@ fn ua_collective(c: u32) -> UaCollective {
     }
     // Each bin's worth of lanes (`per`) shares one bin, which its first lane finds (the
     // units were there) or makes (too few: a collective acquire, where one malloc after
-    // another would each wait on the semaphore), all bins at once. A found bin of one
-    // bitmap word is claimed by that lane too, with one atomicOr for the lanes' blocks; a
-    // found bitmap of several words (classes of up to 64 B, a bin's worth beyond any
-    // subgroup) a word at a time by the whole group below, so the group then takes one
-    // bin; a fresh bin's blocks by each of its lanes, the block of its rank.
+    // another would each wait on the semaphore), all bins at once. A found bitmap of several
+    // words (classes of up to 64 B, a bin's worth beyond any subgroup) is claimed a word at
+    // a time by the whole group, so the group then takes one bin.
     let per = ua_blocks(lead);
     let words = ua_bitmap_words(lead);
     let bins = select(min((k + per - 1u) / per, UA_GROUP_BINS), 1u, words > 1u);
-    var my_bin = SB_NONE;
-    var my_have = 0u;
-    var my_got = 0u;
+    var g = UaGroup(lead, same, took, rank, bins, 0u, SB_NONE, 0u, 0u);
     if (same && rank % per == 0u && rank / per < bins) {
         let lanes = min(per, k - rank);
-        if (took) {
-            let found = ua_find_counts(lead, bsem_ticket, lanes);
-            my_bin = found.x;
-            my_have = found.y;
-        } else {
-            let fresh = ua_fresh_bin(lead, lanes, 0u);
-            if (fresh.status == HEAP_OK) {
-                my_bin = fresh.handle;
-                my_have = lanes;
-            }
+        if (!took) {
+            g.make = lanes;
+            return g;
         }
-        if (my_have > 0u && words == 1u && took) {
-            let word = UA_BITMAP + UA_BITMAP_WORDS * my_bin;
-            let pick = ua_lowest_bits(~atomicLoad(&heap_meta[word]) & ua_word_mask(lead), my_have);
+        let found = ua_find_counts(lead, bsem_ticket, lanes);
+        g.bin = found.x;
+        g.have = found.y;
+        if (g.have > 0u && words == 1u) {
+            let word = UA_BITMAP + UA_BITMAP_WORDS * g.bin;
+            let pick = ua_lowest_bits(~atomicLoad(&heap_meta[word]) & ua_word_mask(lead), g.have);
             if (pick != 0u) {
-                my_got = pick & ~atomicOr(&heap_meta[word], pick);
+                g.got = pick & ~atomicOr(&heap_meta[word], pick);
             }
         }
     }
+    return g;
+}
+
+// `fresh`: the bin this lane made for its group (g.make counts kept), or SB_NONE.
+fn ua_collective_place(g: UaGroup, fresh: u32) -> UaCollective {
+    const UA_GROUP_WORD_TRIES = 16u;
+    let lead = g.lead;
+    let per = ua_blocks(lead);
+    let words = ua_bitmap_words(lead);
+    var my_bin = g.bin;
+    var my_have = g.have;
+    if (fresh != SB_NONE) {
+        my_bin = fresh;
+        my_have = g.make;
+    }
     // The lanes learn their bin, whether they hold a count of it, and their block if the
-    // claim above got one, by reductions over each bin's first lane. Lanes left without a
-    // count go on alone: holding a unit if the group took them, none if it made bins.
-    var out = UaCollective(HEAP_NULL, same && took, false, SB_NONE);
-    for (var j = 0u; j < bins; j++) {
-        let first = same && rank == j * per;
+    // found bin's claim got one, by reductions over each bin's first lane. Lanes left
+    // without a count go on alone: holding a unit if the group took them, none if it made
+    // bins.
+    var out = UaCollective(HEAP_NULL, g.same && g.took, false, SB_NONE);
+    for (var j = 0u; j < g.bins; j++) {
+        let first = g.same && g.rank == j * per;
         let bin = subgroupMin(select(SB_NONE, my_bin, first));
         let have = subgroupMax(select(0u, my_have, first));
-        let got = subgroupOr(select(0u, my_got, first));
-        let order = rank % per;
-        if (same && rank / per == j && order < have) {
+        let got = subgroupOr(select(0u, g.got, first));
+        let order = g.rank % per;
+        if (g.same && g.rank / per == j && order < have) {
             out.bin = bin;
             out.counted = true;
             if (order < countOneBits(got)) {
@@ -513,21 +531,21 @@ fn ua_collective(c: u32) -> UaCollective {
             }
         }
     }
-    if (out.counted && !took) {
+    if (out.counted && !g.took) {
         // A fresh bin's blocks are all free but those that holders of its signalled counts
         // took once it was shown, so each of its lanes takes the block of its rank: one
         // atomicOr of its own bit, all lanes at once. A lane that lost its block claims
         // another alone (ua_malloc), with a seed of its own: these lanes took no unit, so
         // no ticket.
-        bsem_ticket = heap_hash(out.bin) + rank;
-        let q = rank % per;
+        bsem_ticket = heap_hash(out.bin) + g.rank;
+        let q = g.rank % per;
         let bit = 1u << (q & 31u);
         let word = UA_BITMAP + UA_BITMAP_WORDS * out.bin + (q >> 5u);
         if ((atomicOr(&heap_meta[word], bit) & bit) == 0u) {
             out.handle = heap_handle_of((out.bin << UA_BIN_SHIFT) + (q << lead));
         }
     }
-    if (words == 1u || !took) {
+    if (words == 1u || !g.took) {
         return out;
     }
     // The lanes holding a count of the group's one bin claim their blocks a word at a
@@ -570,107 +588,139 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     // own (and again after as many more).
     const UA_PATIENCE_HOLDING = 256u;
     let units = heap_units_for(size_bytes);
-    if (units > (UA_BIN_UNITS >> 1u)) {
-        var large = HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-        for (var attempt = 0u; attempt < 2u && large.status == HEAP_OUT_OF_MEMORY; attempt++) {
-            if (attempt == 1u) {
-                // Empty bins waiting to be given back may hold the leaves it needs.
-                ua_retry_all_give_backs(units);
-            }
-            large = tb_malloc(size_bytes, true);
-        }
-        return large;
-    }
-    let c = ua_class_for(units);
+    // Above half a bin: a marked block of the tree buddy, in the first round, or in the
+    // second if the first found no leaves (empty bins waiting to be given back may hold
+    // them).
+    let large = units > (UA_BIN_UNITS >> 1u);
+    let c = ua_class_for(min(units, UA_BIN_UNITS >> 1u));
     let s = ua_sem(c);
     var wait = bsem_new_wait();
     var status = HEAP_CONTENTION;
-    var holding = false;
-    var retried = false; // the give-back candidates were retried after the tree buddy ran out
+    var holding = false; // a unit of the semaphore is ours; its count is still to be found
+    var counted = SB_NONE; // a bin of which this call holds a count; its bit is still to be set
+    var retry = false; // the give-back candidates are to be retried at the next round's start
+    var retried = false; // they were, after the tree buddy ran out
     var misses = 0u; // rounds this call held a unit and found no bin with a count
-#ifdef GPU_HEAP_SUBGROUPS
-    let group = ua_collective(c);
-    if (group.handle != HEAP_NULL) {
-        return HeapAlloc(group.handle, 1u << c, HEAP_OK);
-    }
-    if (group.counted) {
-        // A count of the group's bin whose block the group's words did not yield.
-        let handle = ua_claim_bit(group.bin, c, bsem_ticket ^ 0x5bd1e995u);
-        if (handle != HEAP_NULL) {
-            return HeapAlloc(handle, 1u << c, HEAP_OK);
-        }
-        ua_give_count(group.bin, c);
-        atomicAdd(&heap_meta[UA_BIT_FAILURES], 1u);
-        return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
-    }
-    holding = group.held;
-#endif
     // The loop ends at the end of a round (a block claimed, the claim failed, or out of
     // memory), never by a return or break from inside it: a lane that leaves the loop from
     // inside can be left unscheduled while the other lanes of its subgroup spin
     // (docs/architecture.md, the progress rule), and a producer's fresh bin is what they
-    // wait for.
+    // wait for. Each of the tree buddy's malloc, the give-back retries, the bit claim and
+    // the count's return has one call site, here: each is large once inlined, and drivers
+    // inline everything.
     var done = false; // `result` holds the outcome
     var stopped = false; // no leaf for a bin and no block left: `status` says why
     var result = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
     for (var round = 0u; round < UA_ROUNDS && !done && !stopped; round++) {
+        if (retry) {
+            retry = false;
+            ua_retry_all_give_backs(bsem_ticket ^ units);
+        }
+        var kept = 0u; // a fresh bin is wanted, keeping this many of its counts
         var producing = false; // this call is to make the semaphore's batch: a fresh bin
-        if (!holding) {
-            var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait, false);
-            if (r == BSEM_PENDING && wait.waited >= UA_PATIENCE) {
-                bsem_abandon(s, 1u, &wait);
-                if (bsem_help(s)) {
-                    r = BSEM_ALLOCATE;
-                }
-            }
-            if (r == BSEM_PENDING) {
-                continue;
-            }
-            producing = r == BSEM_ALLOCATE;
-            holding = !producing;
-        }
+        var own_bin = false; // this call holds a unit and makes a bin of its own
         var bin = SB_NONE;
-        var own_bin = false;
-        if (holding) {
-            bin = ua_find_bin(c, bsem_ticket + round * 0x9e3779b9u, round + 1u == UA_ROUNDS);
-            if (bin == SB_NONE) {
-                // The unit's count exists, but with thousands of holders searching, others
-                // can keep taking the counts this one finds: after UA_PATIENCE_HOLDING
-                // rounds it makes a bin of its own, keeps one of its counts and gives the
-                // unit back (the bin's other blocks and the unit go to the semaphore
-                // together, so the books stay balanced).
-                misses += 1u;
-                own_bin = misses % UA_PATIENCE_HOLDING == 0u;
+#ifdef GPU_HEAP_SUBGROUPS
+        // The first round of a small malloc is the subgroup's collective attempt.
+        let collective = round == 0u && !large;
+        var group = UaGroup(0u, false, false, 0u, 0u, 0u, SB_NONE, 0u, 0u);
+        if (collective) {
+            group = ua_collective_take(c);
+            kept = group.make;
+        }
+#else
+        let collective = false;
+#endif
+        if (counted != SB_NONE) {
+            bin = counted;
+        } else if (!large && !collective) {
+            if (!holding) {
+                var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait, false);
+                if (r == BSEM_PENDING && wait.waited >= UA_PATIENCE) {
+                    bsem_abandon(s, 1u, &wait);
+                    if (bsem_help(s)) {
+                        r = BSEM_ALLOCATE;
+                    }
+                }
+                if (r == BSEM_PENDING) {
+                    continue;
+                }
+                producing = r == BSEM_ALLOCATE;
+                holding = !producing;
+            }
+            if (holding) {
+                bin = ua_find_bin(c, bsem_ticket + round * 0x9e3779b9u, round + 1u == UA_ROUNDS);
+                if (bin == SB_NONE) {
+                    // The unit's count exists, but with thousands of holders searching,
+                    // others can keep taking the counts this one finds: after
+                    // UA_PATIENCE_HOLDING rounds it makes a bin of its own, keeps one of its
+                    // counts and gives the unit back (the bin's other blocks and the unit go
+                    // to the semaphore together, so the books stay balanced).
+                    misses += 1u;
+                    own_bin = misses % UA_PATIENCE_HOLDING == 0u;
+                }
+            }
+            if (producing || own_bin) {
+                // The block is claimed in this same round, so the loop never ends holding
+                // a count of the new bin.
+                kept = 1u;
             }
         }
-        if (producing || own_bin) {
-            // One call site for both: ua_fresh_bin inlines a whole tree buddy malloc. The
-            // block is claimed in this same round, so the loop never ends holding a
-            // count of the new bin.
-            let fresh = ua_fresh_bin(c, 1u, select(0u, 1u, producing));
-            if (fresh.status == HEAP_OK) {
-                if (own_bin) {
-                    bsem_signal(s, 1u, 0u);
-                }
-                bin = fresh.handle;
-            } else if (producing) {
-                // No leaf for a bin: blocks of the class may still be free or coming;
-                // out of memory only if none is. Empty bins waiting to be given back
-                // go back first (a malloc of another class may need their leaves).
-                bsem_signal(s, 0u, 1u);
-                wait = bsem_new_wait();
-                if (fresh.status == HEAP_OUT_OF_MEMORY && !retried) {
-                    retried = true;
-                    ua_retry_all_give_backs(bsem_ticket);
-                } else if (bsem_count(s) <= 0) {
-                    // After the retry, out of memory unless blocks are there now: bins in
-                    // production elsewhere are as likely to find no leaf, and waiting for
-                    // them with every other malloc of a full heap only runs out the rounds.
-                    status = fresh.status;
-                    stopped = true;
-                }
-                continue;
+        var leaf = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+        if (large || kept > 0u) {
+            leaf = tb_malloc(select(UA_BIN_UNITS * 16u, size_bytes, large), large);
+        }
+        if (large) {
+            if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
+                retried = true;
+                retry = true;
+            } else {
+                result = leaf;
+                done = true;
             }
+            continue;
+        }
+        var fresh = SB_NONE;
+        if (kept > 0u && leaf.status == HEAP_OK) {
+            fresh = ua_fresh_bin(leaf.handle, c, kept, select(0u, 1u, producing));
+        }
+#ifdef GPU_HEAP_SUBGROUPS
+        if (collective) {
+            let out = ua_collective_place(group, fresh);
+            if (out.handle != HEAP_NULL) {
+                result = HeapAlloc(out.handle, 1u << c, HEAP_OK);
+                done = true;
+            } else if (out.counted) {
+                // A count of the group's bin whose block the group's claims did not yield:
+                // its bit is claimed in the next round.
+                counted = out.bin;
+            }
+            holding = out.held && !out.counted;
+            continue;
+        }
+#endif
+        if (fresh != SB_NONE) {
+            if (own_bin) {
+                bsem_signal(s, 1u, 0u);
+            }
+            bin = fresh;
+        } else if (producing) {
+            // No leaf for a bin: blocks of the class may still be free or coming; out of
+            // memory only if none is. Empty bins waiting to be given back go back first (a
+            // malloc of another class may need their leaves).
+            bsem_signal(s, 0u, 1u);
+            wait = bsem_new_wait();
+            if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
+                retried = true;
+                retry = true;
+            } else if (bsem_count(s) <= 0) {
+                // After the retry, out of memory unless blocks are there now: bins in
+                // production elsewhere are as likely to find no leaf, and waiting for them
+                // with every other malloc of a full heap only runs out the rounds.
+                status = leaf.status;
+                stopped = true;
+            }
+            continue;
         }
         if (bin == SB_NONE) {
             continue;
@@ -745,11 +795,19 @@ fn ua_release(bin: u32, c: u32, unit: u32) {
     if (c != subgroupBroadcastFirst(c)) {
         if (acts) {
             ua_give_counts(bin, c, n);
-            ua_retry_give_backs(c, 1u, unit);
         }
-        return;
+    } else {
+        ua_release_class(bin, c, n, acts);
     }
-    // Here every lane is of class c, and the first one acts.
+    // One call site: the retry is large once inlined.
+    if (acts) {
+        ua_retry_give_backs(c, 1u, unit);
+    }
+}
+
+// ua_release for lanes all of class c; `n` and `acts` as there.
+fn ua_release_class(bin: u32, c: u32, n: u32, acts: bool) {
+    // The first lane acts for the class.
     let first = subgroupExclusiveAdd(1u) == 0u;
     var empty = false;
     if (acts) {
@@ -782,9 +840,6 @@ fn ua_release(bin: u32, c: u32, unit: u32) {
         if (first && gone > 0u) {
             tb_count_given(0u, gone);
         }
-    }
-    if (acts) {
-        ua_retry_give_backs(c, 1u, unit);
     }
 }
 #endif

@@ -25,10 +25,12 @@
 //     the same at once). sb_set sets the bit and then the summaries, so a set index is
 //     reachable from the top once it returns, unless a repair races with it; sb_search's
 //     last-resort scan of layer 0 looks for what summaries hide.
-//   - Each atomic of a set or a repair is issued only once the previous one has returned
-//     (the next step branches on its old value): atomics on different words are relaxed,
-//     and a summary bit set before the bit it leads to could be cleared by a repair that
-//     does not see that bit yet, hiding it.
+//   - Each atomic or look of a set or a repair is issued only once the previous one has
+//     returned (the next step branches on what it returned): atomics on different words
+//     are relaxed, and a summary bit set before the bit it leads to could be cleared by a
+//     repair that does not see that bit yet, hiding it. A set stops at the first summary
+//     bit it finds set, by a look or in its atomic's old value, as a repair that clears
+//     that bit afterwards reads the word below again and finds the set's bit there.
 //
 // Loops: a descent visits each layer once (at most 7) and tries at most 32 bits of the
 // layer-0 word it reaches; sb_search makes at most `descents` descents and then scans at
@@ -48,7 +50,13 @@ fn sb_lead_to(t: u32, index: u32, first: u32, last: u32) {
     var i = index;
     for (var j = first; j <= last; j++) {
         let bit = 1u << (i & 31u);
-        let old = atomicOr(&heap_meta[sb_layer_base(t, j) + (i >> 5u)], bit);
+        let word = sb_layer_base(t, j) + (i >> 5u);
+        // A summary bit is usually set already, and its word is one that many sets hit:
+        // a look, which does not queue behind their atomics, spares most of them.
+        if (j > 0u && (atomicLoad(&heap_meta[word]) & bit) != 0u) {
+            return;
+        }
+        let old = atomicOr(&heap_meta[word], bit);
         if ((old & bit) != 0u) {
             return;
         }

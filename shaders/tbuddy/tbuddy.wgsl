@@ -67,12 +67,12 @@
 //     those blocks, and takes them.
 //
 // Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, sweeps, or a
-// search for the block of a unit it holds), then at most TB_LAST_SCANS scans; a malloc
-// sweeps at most two passes over the live leaves and one region more where it finds no
-// block large enough, and as many regions again while it waits after that; a sweep
-// reads at most every word of its range in layers 1 and 0 of every order
-// (tb_merge_pairs); the split and retire loops are bounded by the orders; tb_cover by its
-// block count; at_claim by its descents and scanned words.
+// search for the block of a unit it holds), and TB_LAST_SCANS more while it holds one; a
+// malloc sweeps at most two passes over the live leaves and one region more where it finds
+// no block large enough, and as many regions again while it waits after that; a sweep reads
+// at most every word of its range in layers 1 and 0 of every order (tb_merge_pairs); the
+// split and retire loops are bounded by the orders; tb_cover by its block count; at_claim
+// by its descents and scanned words.
 
 #include "../sync/bulk_semaphore.wgsl"
 #include "available_tree.wgsl"

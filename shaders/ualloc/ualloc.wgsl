@@ -79,11 +79,12 @@
 //     after another has returned sees what that one did, as core/summary_bitmap.wgsl also
 //     assumes; WGSL has no fence for storage outside uniform control flow.)
 //
-// Loops: malloc's loop makes at most UA_ROUNDS rounds (a semaphore step, or a search for a
-// bin); a large malloc two tries; a bin search UA_SEARCH_TRIES tries; a bitmap claim at
-// most UA_BIT_TRIES atomics, a subgroup's claim UA_GROUP_WORD_TRIES words, and its bins
-// at most UA_GROUP_BINS; the give-back's compare-exchange at most 4 attempts, its
-// retries UA_OOM_RETRIES per class; plus the tree buddy's and the summary bitmap's own.
+// Loops: malloc's loop makes at most UA_ROUNDS rounds (the subgroup's collective attempt, a
+// semaphore step, or a search for a bin; a large malloc's two tries are its first two
+// rounds); a bin search UA_SEARCH_TRIES tries; a bitmap claim at most UA_BIT_TRIES atomics,
+// a subgroup's claim UA_GROUP_WORD_TRIES words, and its bins at most UA_GROUP_BINS; the
+// give-back's compare-exchange at most 4 attempts, its retries UA_OOM_RETRIES per class;
+// plus the tree buddy's and the summary bitmap's own.
 
 #include "../tbuddy/tbuddy.wgsl"
 // Init and growth: bins are leaves, so the tree buddy's hooks cover UAlloc too.
@@ -601,13 +602,13 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     var retry = false; // the give-back candidates are to be retried at the next round's start
     var retried = false; // they were, after the tree buddy ran out
     var misses = 0u; // rounds this call held a unit and found no bin with a count
-    // The loop ends at the end of a round (a block claimed, the claim failed, or out of
-    // memory), never by a return or break from inside it: a lane that leaves the loop from
-    // inside can be left unscheduled while the other lanes of its subgroup spin
-    // (docs/architecture.md, the progress rule), and a producer's fresh bin is what they
-    // wait for. Each of the tree buddy's malloc, the give-back retries, the bit claim and
-    // the count's return has one call site, here: each is large once inlined, and drivers
-    // inline everything.
+    // The loop ends at the end of a round (a block claimed, the claim failed, a large
+    // block's outcome, or out of memory), never by a return or break from inside it: a lane
+    // that leaves the loop from inside can be left unscheduled while the other lanes of its
+    // subgroup spin (docs/architecture.md, the progress rule), and a producer's fresh bin
+    // is what they wait for. Each of the tree buddy's malloc, the give-back retries, the
+    // bit claim and the count's return has one call site, here: each is large once inlined,
+    // and drivers inline everything.
     var done = false; // `result` holds the outcome
     var stopped = false; // no leaf for a bin and no block left: `status` says why
     var result = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);

@@ -1,0 +1,29 @@
+# Call 2: tbuddy at 1M alternating b and n; the grids again (n first); conformance of n: tbuddy ten at 1024, ualloc scale at 8192.
+gunzip -f .gpu/bin/*.gz 2>/dev/null; chmod +x .gpu/bin/*
+source .gpu/env.sh
+o=$OUT/r; mkdir -p $o
+t0=$(date +%s)
+save() { (cd $OUT && tar czf r.tgz.tmp r && mv r.tgz.tmp r.tgz); }
+left() { echo $(( 570 - $(date +%s) + t0 )); }
+nvidia-smi --query-gpu=name,driver_version --format=csv > $o/log.txt 2>&1
+md5sum .gpu/bin/* >> $o/log.txt
+run() { # name timeout cmd...
+  local n=$1 t=$2; shift 2; local s=$(date +%s); local l=$(left)
+  [ $t -gt $l ] && t=$l; [ $t -le 5 ] && { echo "$n: skipped" >> $o/log.txt; return; }
+  timeout $t "$@" > $o/$n.txt 2>&1; echo "$n: rc $? $(( $(date +%s) - s )) s" >> $o/log.txt; save; }
+cold() { # name cmd... : a fresh HOME and no driver disk cache
+  local n=$1; shift; local h=$(mktemp -d)
+  local s=$(date +%s%N)
+  HOME=$h XDG_CACHE_HOME=$h __GL_SHADER_DISK_CACHE=0 timeout 120 "$@" > $o/$n.txt 2>&1
+  echo "$n: rc $? $(( ($(date +%s%N) - s) / 1000000 )) ms" >> $o/log.txt; save; }
+B=.gpu/bin/gpu-heap-b; N=.gpu/bin/gpu-heap-n
+T="--threads 1000000 --sizes 16,64,256 --prime --cell-secs 1"
+for i in 1 2 3; do for b in b n; do
+  run tb-$b$i 60 .gpu/bin/gpu-heap-$b bench --strategy bump,tbuddy --test alloc $T --json $o/tb-$b$i.json
+done; done
+G="--threads 10000,100000,1000000 --sizes 16,64,256,1024,4096,8192 --prime --cell-secs 1"
+run bench-n2 120 $N bench --strategy bump,ualloc,tbuddy --test alloc,accumulate $G --json $o/bench-n2.json
+run bench-b3 120 $B bench --strategy bump,ualloc,tbuddy --test alloc,accumulate $G --json $o/bench-b3.json
+run conf-tb-n 200 $N conformance --strategy tbuddy --workgroups 1024 --json $o/conf-tb-n.json
+run conf-scale-n 120 $N conformance --strategy ualloc --scenario scale --workgroups 8192 --json $o/conf-scale-n.json
+cat $o/log.txt; grep -hE " (pass|FAIL|fail) |passed" $o/conf-*.txt | cut -c1-110

@@ -1,0 +1,29 @@
+# Call 8: conformance of k (a look before each summary atomic): ouro-c-va and ouro-c-vl at 1024 workgroups, then scale at 8192 of tbuddy, ualloc, ouro-c-s.
+xz -df .gpu/bin/*.xz 2>/dev/null; chmod +x .gpu/bin/*
+source .gpu/env.sh
+o=$OUT/r; mkdir -p $o
+t0=$(date +%s)
+save() { (cd $OUT && tar czf r.tgz.tmp r && mv r.tgz.tmp r.tgz); }
+left() { echo $(( 570 - $(date +%s) + t0 )); }
+nvidia-smi --query-gpu=name,driver_version --format=csv > $o/log.txt 2>&1
+md5sum .gpu/bin/* >> $o/log.txt
+run() { # name timeout cmd...
+  local n=$1 t=$2; shift 2; local s=$(date +%s); local l=$(left)
+  [ $t -gt $l ] && t=$l; [ $t -le 5 ] && { echo "$n: skipped" >> $o/log.txt; return; }
+  timeout $t "$@" > $o/$n.txt 2>&1; echo "$n: rc $? $(( $(date +%s) - s )) s" >> $o/log.txt; save; }
+cold() { # name cmd... : a fresh HOME and no driver disk cache
+  local n=$1; shift; local h=$(mktemp -d)
+  local s=$(date +%s%N)
+  HOME=$h XDG_CACHE_HOME=$h __GL_SHADER_DISK_CACHE=0 timeout 120 "$@" > $o/$n.txt 2>&1
+  echo "$n: rc $? $(( ($(date +%s%N) - s) / 1000000 )) ms" >> $o/log.txt; save; }
+G="--threads 10000,100000,1000000 --sizes 16,64,256,1024,4096,8192 --prime --cell-secs 1"
+for i in 1 2; do for b in n k; do
+  run bench-$b$i 100 .gpu/bin/gpu-heap-$b bench --strategy bump,tbuddy,ualloc,ouro-c-s,ouro-c-va,ouro-c-vl --test alloc,accumulate $G --json $o/bench-$b$i.json
+done; done
+run conf-k 200 .gpu/bin/gpu-heap-k conformance --strategy tbuddy,ualloc,ouro-c-s --workgroups 1024 --json $o/conf-k.json
+cat $o/log.txt; grep -hE " (pass|FAIL|fail) |passed" $o/conf-*.txt | cut -c1-110
+K=.gpu/bin/gpu-heap-k
+run conf-k-cva 150 $K conformance --strategy ouro-c-va --workgroups 1024 --json $o/conf-k-cva.json
+run conf-k-cvl 300 $K conformance --strategy ouro-c-vl --workgroups 1024 --json $o/conf-k-cvl.json
+run conf-k-scale 120 $K conformance --strategy tbuddy,ualloc,ouro-c-s --scenario scale --workgroups 8192 --json $o/conf-k-scale.json
+cat $o/log.txt; grep -hE " (pass|FAIL|fail) |passed" $o/conf-*.txt | cut -c1-110

@@ -1,0 +1,21 @@
+# Call 11: the quickstart example cold (fresh HOME, driver disk cache off), b (13698e7) and n (1453a87) alternating, twice each.
+xz -df .gpu/bin/*.xz 2>/dev/null; chmod +x .gpu/bin/*
+source .gpu/env.sh
+o=$OUT/r; mkdir -p $o
+t0=$(date +%s)
+save() { (cd $OUT && tar czf r.tgz.tmp r && mv r.tgz.tmp r.tgz); }
+left() { echo $(( 570 - $(date +%s) + t0 )); }
+nvidia-smi --query-gpu=name,driver_version --format=csv > $o/log.txt 2>&1
+md5sum .gpu/bin/* >> $o/log.txt
+run() { # name timeout cmd...
+  local n=$1 t=$2; shift 2; local s=$(date +%s); local l=$(left)
+  [ $t -gt $l ] && t=$l; [ $t -le 5 ] && { echo "$n: skipped" >> $o/log.txt; return; }
+  timeout $t "$@" > $o/$n.txt 2>&1; echo "$n: rc $? $(( $(date +%s) - s )) s" >> $o/log.txt; save; }
+cold() { # name cmd... : a fresh HOME and no driver disk cache
+  local n=$1; shift; local h=$(mktemp -d)
+  local s=$(date +%s%N)
+  HOME=$h XDG_CACHE_HOME=$h __GL_SHADER_DISK_CACHE=0 timeout 120 "$@" > $o/$n.txt 2>&1
+  echo "$n: rc $? $(( ($(date +%s%N) - s) / 1000000 )) ms" >> $o/log.txt; save; }
+B=.gpu/bin/gpu-heap-b; N=.gpu/bin/gpu-heap-n
+for i in 1 2; do for b in b n; do cold quickstart-$b$i .gpu/bin/quickstart-$b; done; done
+cat $o/log.txt

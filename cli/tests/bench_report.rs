@@ -163,8 +163,42 @@ fn cells_over_ten_times_bump_are_listed() {
         .collect();
     assert_eq!(listed, [("ouro-p-s", "malloc", 10_000)]);
     assert!((slow[0].ratio() - 0.56 / 0.0075).abs() < 1e-9);
-    assert!(gpu_heap_cli::bench::comparison(&r)
-        .contains("| accumulate | ouro-p-s | 10000 | 16 | malloc |"));
+    let comparison = gpu_heap_cli::bench::comparison(&r);
+    assert!(comparison.contains("| accumulate | ouro-p-s | 10000 | 16 | malloc |"));
+    assert!(comparison.contains("1 pass over 10x bump (ouro-p-s 1)."));
+}
+
+/// The count of slow passes per strategy, most first: the line before the list.
+#[test]
+fn slow_passes_are_counted_per_strategy() {
+    let cell = |strategy: &str, size: u32, malloc: f64, free: f64| Record {
+        test: "alloc".into(),
+        strategy: strategy.into(),
+        threads: 1_000_000,
+        size,
+        malloc_ms: Some(malloc),
+        free_ms: Some(free),
+        rounds: 5,
+        ..Record::default()
+    };
+    let mut r = report("GPU A", "bump");
+    r.results = vec![
+        cell("bump", 16, 0.03, 0.01),
+        cell("bump", 64, 0.03, 0.01),
+        cell("tbuddy", 16, 0.14, 0.12),
+        cell("ualloc", 16, 0.31, 0.05),
+        cell("ualloc", 64, 0.35, 0.11),
+        cell("rw-bm", 64, 0.035, 0.018),
+    ];
+    let slow = gpu_heap_cli::bench::slow_cells(&r);
+    assert_eq!(
+        gpu_heap_cli::bench::slow_counts(&slow),
+        [("ualloc", 3), ("tbuddy", 1)]
+    );
+    assert_eq!(
+        gpu_heap_cli::bench::slow_summary(&slow),
+        "4 passes over 10x bump (ualloc 3, tbuddy 1)"
+    );
 }
 
 /// `--json -` makes standard output one JSON document (the text goes to standard error).

@@ -23,7 +23,7 @@ use std::time::Duration;
 pub use engine::Timer;
 pub use output::{write_csv, write_plots};
 pub use reference::comparison;
-pub use slow::{slow_cells, SlowCell, SLOW_FACTOR};
+pub use slow::{slow_cells, slow_counts, slow_summary, SlowCell, SLOW_FACTOR};
 
 use gpu_heap::Failures;
 use gpu_heap::Strategy;

@@ -82,6 +82,34 @@ pub fn slow_cells(report: &Report) -> Vec<SlowCell> {
     slow
 }
 
+/// How many of `slow` each strategy has, most first (ties by name): the line that says
+/// where the slow cells are before the list of them.
+pub fn slow_counts(slow: &[SlowCell]) -> Vec<(&str, usize)> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for c in slow {
+        match counts.iter_mut().find(|(s, _)| *s == c.strategy) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((&c.strategy, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    counts
+}
+
+/// `slow_counts` as one line: "175 passes over 10x bump (ouro-c-vl 35, ...)".
+pub fn slow_summary(slow: &[SlowCell]) -> String {
+    let counts: Vec<String> = slow_counts(slow)
+        .iter()
+        .map(|(s, n)| format!("{s} {n}"))
+        .collect();
+    let passes = if slow.len() == 1 { "pass" } else { "passes" };
+    format!(
+        "{} {passes} over {SLOW_FACTOR}x bump ({})",
+        slow.len(),
+        counts.join(", ")
+    )
+}
+
 /// The slow cells as a Markdown section (empty when there are none).
 pub fn slow_cells_markdown(report: &Report) -> String {
     let slow = slow_cells(report);
@@ -89,7 +117,8 @@ pub fn slow_cells_markdown(report: &Report) -> String {
         return String::new();
     }
     let mut s = format!(
-        "\n## Cells over {SLOW_FACTOR}x bump\n\n| test | strategy | threads | size | pass | ms | bump ms | x bump |\n|---|---|---|---|---|---|---|---|\n"
+        "\n## Cells over {SLOW_FACTOR}x bump\n\n{}.\n\n| test | strategy | threads | size | pass | ms | bump ms | x bump |\n|---|---|---|---|---|---|---|---|\n",
+        slow_summary(&slow)
     );
     for c in slow {
         s += &format!(

@@ -205,7 +205,7 @@ pub fn run_report(args: ReportArgs) -> gpu_heap_cli::Result<ExitCode> {
 fn print_slow_cells(report: &bench::Report) {
     let slow = bench::slow_cells(report);
     if !slow.is_empty() {
-        crate::say!("{} passes over {}x bump:", slow.len(), bench::SLOW_FACTOR);
+        crate::say!("{}:", bench::slow_summary(&slow));
     }
     for c in slow {
         crate::say!("  {c}");

@@ -337,8 +337,9 @@ mod tests {
     use crate::config::SegmentBinding;
     use crate::layout::BINDING_ARRAY_FEATURES;
 
-    /// A user shader that includes alloc.wgsl meets the API and nothing else of the
-    /// library: every other module-scope name of every strategy's build carries the prefix.
+    /// The manifest and the flattened header say that a reset zero-fills the segments
+    /// exactly for the strategies whose shaders count on it (Ouroboros on virtualized
+    /// queues).
     #[test]
     fn the_manifest_and_header_say_which_resets_clear_the_segments() {
         let limits = wgpu::Limits::default();
@@ -359,6 +360,8 @@ mod tests {
         }
     }
 
+    /// A user shader that includes alloc.wgsl meets the API and nothing else of the
+    /// library: every other module-scope name of every strategy's build carries the prefix.
     #[test]
     fn only_the_api_enters_the_user_namespace() {
         let limits = wgpu::Limits {

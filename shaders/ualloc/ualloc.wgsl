@@ -593,7 +593,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     // second if the first found no leaves (empty bins waiting to be given back may hold
     // them).
     let large = units > (UA_BIN_UNITS >> 1u);
-    let c = ua_class_for(min(units, UA_BIN_UNITS >> 1u));
+    let c = ua_class_for(min(units, UA_BIN_UNITS >> 1u)); // a large malloc uses no class
     let s = ua_sem(c);
     var wait = bsem_new_wait();
     var status = HEAP_CONTENTION;

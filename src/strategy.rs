@@ -112,8 +112,8 @@ registry! {
     /// Tree buddy: power-of-two blocks from a leaf (`leaf_size`) to a segment, split and
     /// merged on a static tree, one bulk semaphore per order (Gelado & Garland, section 4.1).
     TBuddy = "tbuddy", "GPU_HEAP_TBUDDY", Family::TBuddy;
-    /// UAlloc over the tree buddy: power-of-two classes of 16 B to 2 KiB in 4 KiB bins, one
-    /// bulk semaphore per class, larger blocks from the tree buddy up to a segment
+    /// UAlloc over the tree buddy: power-of-two classes of 16 B to 2 KiB in bins of 4-64
+    /// KiB, one bulk semaphore per class, larger blocks from the tree buddy up to a segment
     /// (Gelado & Garland, section 4). Every size from 1 byte.
     UAlloc = "ualloc", "GPU_HEAP_UALLOC", Family::UAlloc;
 }

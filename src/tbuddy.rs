@@ -187,6 +187,11 @@ impl TBuddyPlan {
     pub(crate) fn leaves(&self) -> u64 {
         self.leaves
     }
+
+    /// The largest order: blocks of 2^max_order leaves.
+    pub(crate) fn max_order(&self) -> u32 {
+        self.max_order
+    }
 }
 
 impl StrategyPlan for TBuddyPlan {

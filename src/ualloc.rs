@@ -1,19 +1,24 @@
 //! UAlloc in front of the tree buddy (Gelado & Garland, PPoPP 2019, section 4;
-//! `shaders/ualloc/`): the paper's allocator. Mallocs up to half a bin take a block of a
-//! power-of-two class from a bin (one 4 KiB leaf of the tree buddy); larger ones a block
-//! of the tree buddy itself, up to a segment.
+//! `shaders/ualloc/`): the paper's allocator. Mallocs up to half a 4 KiB leaf take a block
+//! of a power-of-two class from a bin (a block of the tree buddy: one leaf up to 64 B, then
+//! as many leaves as hold 32 blocks); larger ones a block of the tree buddy itself, up to
+//! a segment.
 //!
 //! heap_meta after the tree buddy's state (planned with 4 KiB leaves, whatever
 //! [`TBuddyParams`](crate::TBuddyParams) says):
 //! - two words per class: the class's bulk semaphore (its count is the free blocks of the
 //!   class's bins);
-//! - a state word per bin (free count, live flag, class);
-//! - eight bitmap words per bin (a bit per block, 256 blocks of 16 bytes at most);
+//! - a state word per leaf, used by the bin that starts there (free count, live flag,
+//!   class);
+//! - eight bitmap words per leaf, likewise (a bit per block, 256 blocks of 16 bytes at
+//!   most);
+//! - a hint word per leaf: one more than the class of the bin that holds it, for a bin's
+//!   other leaves (frees find the bin's first leaf by it);
 //! - summary bitmaps 1 and 2 (`shaders/core/summary_bitmap.wgsl`): per class, a range of
 //!   `2^set_shift` indices, a bit per bin that may have a free block, and a bit per empty
 //!   bin whose give-back to the tree buddy is to be retried.
 //!
-//! That is 9 words per 4 KiB bin (0.9 % of the heap) plus a few bits per bin.
+//! That is 10 words per 4 KiB leaf (1 % of the heap) plus a few bits per leaf.
 
 use std::fmt::Write as _;
 
@@ -25,12 +30,15 @@ use crate::strategy::{FamilyPlan, PlanInput, StrategyPlan};
 use crate::summary_bitmap::{layer_base_wgsl, plan_layers};
 use crate::tbuddy::{TBuddyPlan, TB_MERGE_FAILURES};
 
-/// Bytes of a bin, the tree buddy's leaf under UAlloc.
-const BIN_BYTES: u64 = 4096;
-/// Size classes: blocks of 16 B to half a bin.
+/// Bytes of the tree buddy's leaf under UAlloc, the smallest bin.
+const LEAF_BYTES: u64 = 4096;
+/// Size classes: blocks of 16 B to half a leaf.
 const CLASSES: u64 = 8;
-/// Bitmap words per bin.
+/// Bitmap words per leaf, a bin's at its first.
 const BITMAP_WORDS: u64 = 8;
+/// The first class whose leaf holds at most 32 blocks: from it on, a bin is as many
+/// leaves as hold 32 blocks, one bitmap word.
+const WORD_BIN_CLASS: u32 = 3;
 /// heap_meta scalars after the tree buddy's: mallocs that failed for contention, holding a
 /// unit whose bin was not found, whose wait ran out of rounds, and holding a count whose
 /// bit was not found.
@@ -50,11 +58,14 @@ pub(crate) struct UAllocPlan {
     sem_base: u64,
     state_base: u64,
     bitmap_base: u64,
+    hint_base: u64,
     /// Each class's range of the summary bitmap has `2^set_shift >= bins` indices.
     set_shift: u32,
     set_layers: Vec<u64>,
     /// Summary bitmap 2: per class, the empty bins whose give-back is to be retried.
     retire_layers: Vec<u64>,
+    /// The largest order of a bin (`bin_order`).
+    max_bin_order: u32,
     state_end: u64,
     /// The device has subgroup operations: the collective paths are compiled in.
     subgroups: bool,
@@ -62,20 +73,22 @@ pub(crate) struct UAllocPlan {
 
 impl UAllocPlan {
     pub fn plan(input: &PlanInput) -> Result<UAllocPlan> {
-        if input.stride < BIN_BYTES || input.bytes < BIN_BYTES {
+        if input.stride < LEAF_BYTES || input.bytes < LEAF_BYTES {
             return Err(Error::InvalidConfig(format!(
-                "ualloc needs a heap and segments of at least one {BIN_BYTES}-byte bin, not {} \
+                "ualloc needs a heap and segments of at least one {LEAF_BYTES}-byte bin, not {} \
                  bytes in segments of {}: use a larger heap or a page-based strategy",
                 input.bytes, input.stride
             )));
         }
-        let tbuddy = TBuddyPlan::with_leaf(input, BIN_BYTES)?;
-        let bins = tbuddy.leaves();
+        let tbuddy = TBuddyPlan::with_leaf(input, LEAF_BYTES)?;
+        let leaves = tbuddy.leaves();
         let sem_base = tbuddy.state_end();
         let state_base = sem_base + 2 * CLASSES;
-        let bitmap_base = state_base + bins;
-        let set_shift = bins.next_power_of_two().ilog2();
-        let mut next = bitmap_base + BITMAP_WORDS * bins;
+        let bitmap_base = state_base + leaves;
+        let set_shift = leaves.next_power_of_two().ilog2();
+        let max_bin_order = (CLASSES as u32 - 1 - WORD_BIN_CLASS).min(tbuddy.max_order());
+        let hint_base = bitmap_base + BITMAP_WORDS * leaves;
+        let mut next = hint_base + leaves;
         let set_layers = plan_layers(&mut next, CLASSES << set_shift, set_shift);
         let retire_layers = plan_layers(&mut next, CLASSES << set_shift, set_shift);
         Ok(UAllocPlan {
@@ -83,9 +96,11 @@ impl UAllocPlan {
             sem_base,
             state_base,
             bitmap_base,
+            hint_base,
             set_shift,
             set_layers,
             retire_layers,
+            max_bin_order,
             state_end: next,
             subgroups: input.caps.features.contains(wgpu::Features::SUBGROUP),
         })
@@ -96,10 +111,22 @@ impl UAllocPlan {
         &self.tbuddy
     }
 
-    /// The class of a malloc of `size` bytes, or `None` above half a bin (the tree buddy's).
+    /// The class of a malloc of `size` bytes, or `None` above half a leaf (the tree
+    /// buddy's).
     fn class_for(size: u32) -> Option<u32> {
         let units = (size as u64).div_ceil(UNIT_BYTES).max(1);
-        (units <= BIN_BYTES / UNIT_BYTES / 2).then(|| units.next_power_of_two().ilog2())
+        (units <= LEAF_BYTES / UNIT_BYTES / 2).then(|| units.next_power_of_two().ilog2())
+    }
+
+    /// The tree buddy order of class c's bins.
+    fn bin_order(&self, c: u32) -> u32 {
+        c.saturating_sub(WORD_BIN_CLASS).min(self.max_bin_order)
+    }
+
+    /// Blocks of a bin of class c: a leaf's worth up to WORD_BIN_CLASS, then 32 (one
+    /// bitmap word), fewer only where the tree buddy has no block that large.
+    fn bin_blocks(&self, c: u32) -> u64 {
+        ((LEAF_BYTES / UNIT_BYTES) << self.bin_order(c)) >> c
     }
 }
 
@@ -129,11 +156,14 @@ impl StrategyPlan for UAllocPlan {
             ("UA_CLAIM_FAILURES", UA_CLAIM_FAILURES),
             ("UA_WAIT_FAILURES", UA_WAIT_FAILURES),
             ("UA_BIT_FAILURES", UA_BIT_FAILURES),
-            ("UA_BIN_UNITS", BIN_BYTES / UNIT_BYTES),
-            ("UA_BIN_SHIFT", (BIN_BYTES / UNIT_BYTES).ilog2() as u64),
+            ("UA_LEAF_UNITS", LEAF_BYTES / UNIT_BYTES),
+            ("UA_LEAF_SHIFT", (LEAF_BYTES / UNIT_BYTES).ilog2() as u64),
+            ("UA_MAX_BIN_ORDER", self.max_bin_order as u64),
+            ("UA_WORD_BIN_CLASS", WORD_BIN_CLASS as u64),
             ("UA_SEM", self.sem_base),
             ("UA_STATE", self.state_base),
             ("UA_BITMAP", self.bitmap_base),
+            ("UA_HINT", self.hint_base),
             ("UA_SET_SHIFT", self.set_shift as u64),
             ("UA_CLASSES", CLASSES),
             ("UA_BITMAP_WORDS", BITMAP_WORDS),
@@ -171,8 +201,8 @@ impl StrategyPlan for UAllocPlan {
     fn capacity_for(&self, size: u32, segment_sizes: &[u64]) -> u64 {
         match Self::class_for(size) {
             Some(c) => {
-                let bins = self.tbuddy.capacity_for(BIN_BYTES as u32, segment_sizes);
-                bins * ((BIN_BYTES / UNIT_BYTES) >> c)
+                let bin_bytes = (LEAF_BYTES as u32) << self.bin_order(c);
+                self.tbuddy.capacity_for(bin_bytes, segment_sizes) * self.bin_blocks(c)
             }
             None => self.tbuddy.capacity_for(size, segment_sizes),
         }
@@ -318,7 +348,7 @@ impl GpuHeap {
             }
             let c = (state & CLASS_MASK) as usize;
             let count = (state >> COUNT_SHIFT) as u64;
-            let blocks = (BIN_BYTES / UNIT_BYTES) >> c;
+            let blocks = p.bin_blocks(c.min(CLASSES as usize - 1) as u32);
             let used: u64 = bitmap.iter().map(|w| w.count_ones() as u64).sum();
             let past = (blocks..BITMAP_WORDS * 32)
                 .any(|b| bitmap[(b / 32) as usize] & (1 << (b % 32)) != 0);
@@ -378,7 +408,43 @@ mod tests {
         };
         assert_eq!(p.granted_bytes(17), 32);
         assert_eq!(p.granted_bytes(3000), 4096);
-        // 9 words per bin and a few bits: under 1 % of the heap.
-        assert!(l.metadata_bytes() * 100 < l.bytes, "{}", l.metadata_bytes());
+        // Bins: one leaf up to 64 B, then 32 blocks (2 KiB: 64 KiB, order 4).
+        let bins: Vec<_> = (0..CLASSES as u32)
+            .map(|c| (p.bin_order(c), p.bin_blocks(c)))
+            .collect();
+        assert_eq!(
+            bins,
+            [
+                (0, 256),
+                (0, 128),
+                (0, 64),
+                (0, 32),
+                (1, 32),
+                (2, 32),
+                (3, 32),
+                (4, 32)
+            ]
+        );
+        // 10 words per leaf and a few bits: about 1 % of the heap.
+        assert!(
+            l.metadata_bytes() * 100 < l.bytes * 11 / 10,
+            "{}",
+            l.metadata_bytes()
+        );
+    }
+
+    #[test]
+    fn bins_fit_a_small_tree_buddy() {
+        // 16 KiB: the tree buddy's largest block is 4 leaves, so a bin of 2 KiB blocks
+        // holds 8, and every class still fills the heap.
+        let l = layout(16 << 10);
+        let FamilyPlan::UAlloc(p) = &l.plan else {
+            panic!("planned as {:?}", l.plan)
+        };
+        assert_eq!((p.bin_order(7), p.bin_blocks(7)), (2, 8));
+        assert_eq!((p.bin_order(5), p.bin_blocks(5)), (2, 32));
+        assert_eq!(l.capacity_for(2048), 8);
+        assert_eq!(l.capacity_for(512), 32);
+        assert_eq!(l.capacity_for(16), 4 * 256);
     }
 }

@@ -2,13 +2,18 @@
 // of the tree buddy (tbuddy/tbuddy.wgsl, section 4.1): the paper's allocator, malloc from
 // one byte to a segment.
 //
-// malloc rounds the size up to a power of two. Up to half a bin (UA_CLASSES classes of 16 B
-// to 2 KiB) it takes a block from a bin of that class; above, a marked block of the tree
-// buddy. A bin is one leaf of the tree buddy (4 KiB) holding blocks of one class; its state
-// lives in heap_meta, not in the bin, so all of its bytes are blocks and no tail space is
-// needed. Two-stage resource management as in the paper: one bulk semaphore per class
-// counts the free blocks of the class's bins (a batch is one fresh bin: the producer takes
-// a leaf from the tree buddy, keeps a block and signals the others); then a bin with a
+// malloc rounds the size up to a power of two. Up to half a leaf (UA_CLASSES classes of
+// 16 B to 2 KiB) it takes a block from a bin of that class; above, a marked block of the
+// tree buddy. A bin is a block of the tree buddy holding blocks of one class: one leaf
+// (4 KiB: 256 blocks of 16 B, 128 of 32 B, 64 of 64 B) up to 64 B, and from 128 B as many
+// leaves as hold 32 blocks, one bitmap word (ua_bin_order: 8 KiB of 256 B, 64 KiB of
+// 2 KiB). The paper's bins are all 4 KiB; at 1 KiB such a bin holds 4 blocks, so a
+// subgroup's mallocs made and gave back 8 bins, each a tree buddy malloc and free, where
+// now they take one. A bin's state lives in heap_meta, not in the bin, so all of its bytes
+// are blocks and no tail space is needed. Two-stage resource management as in the paper:
+// one bulk semaphore per class counts the free blocks of the class's bins (a batch is one
+// fresh bin: the producer takes a block from the tree buddy, keeps a block of its own and
+// signals the others); then a bin with a
 // free block is found in the class's summary bitmap (core/summary_bitmap.wgsl; where the
 // paper walks a per-arena list of such bins), its free count is decremented, and a zero
 // bit of its bitmap is set. A bin whose last block comes back goes back to the tree buddy.
@@ -27,9 +32,10 @@
 //     id) become where a malloc's search starts.
 //   - The paper tells a UAlloc block from a TBuddy block by alignment (bin headers make
 //     UAlloc blocks never page-aligned). Here the address's bin says it: its state word is
-//     live while the bin belongs to UAlloc; tree buddy blocks start at a leaf whose state
-//     word is zero (the bins UAlloc takes are unmarked in the tree buddy, so a free can
-//     never give one back to it while UAlloc holds it).
+//     live while the bin belongs to UAlloc, and the hint words of a bin's other leaves
+//     name its class, which the bin's own word confirms (ua_free); tree buddy blocks start
+//     at a leaf whose state word is zero (the bins UAlloc takes are unmarked in the tree
+//     buddy, so a free can never give one back to it while UAlloc holds it).
 //   - The collective primitives of 4.2.2 are subgroup operations (ua_collective_take and
 //     ua_collective_place, ua_release): the lanes of a subgroup that malloc one class take
 //     their units with one atomic, then per bin's worth of lanes the counts of one bin (the
@@ -44,16 +50,19 @@
 //   - Nothing waits for a give-back: when the semaphore cannot spare an empty bin's blocks
 //     (mallocs of the class hold or wait for units), the bin becomes a candidate in summary
 //     bitmap UA_RETIRE, retried by later frees of its class and by mallocs that find the
-//     tree buddy out of leaves. A bin goes back as a leaf; the tree buddy merges leaves
-//     when a larger block is wanted.
+//     tree buddy out of leaves. A bin goes back as a block of its order; the tree buddy
+//     merges blocks when a larger one is wanted.
 //
 // State (heap_meta, layout in src/ualloc.rs), after the tree buddy's: per class its
-// semaphore (ua_sem); per bin its state word (UA_STATE + bin: free count << 4 | UA_LIVE |
-// class, zero while the bin is not UAlloc's) and its bitmap (UA_BITMAP + 8 bin: a bit
-// per block, set while handed out); per class the range of summary bitmap UA_SETS of
-// the bins that may have a free block; UA_CLAIM_FAILURES, UA_WAIT_FAILURES and
-// UA_BIT_FAILURES, the mallocs that failed for contention by cause (no bin found for a
-// unit, the wait ran out, no bit found for a count).
+// semaphore (ua_sem); per bin, at its first leaf (`bin` below: bins are named by it), its
+// state word (UA_STATE + bin: free count << UA_COUNT_SHIFT | UA_LIVE | class; zero for a
+// leaf that starts no bin) and its bitmap (UA_BITMAP + 8 bin: a bit per block, set while
+// handed out); per leaf a hint (UA_HINT + leaf: one more than the class of the bin whose
+// other leaf it is, else zero); per class the range of summary bitmap UA_SETS of the bins
+// that may have a free block;
+// UA_CLAIM_FAILURES, UA_WAIT_FAILURES and UA_BIT_FAILURES, the mallocs that failed for
+// contention by cause (no bin found for a unit, the wait ran out, no bit found for a
+// count).
 //
 // Invariants
 //   - Once no call is in flight, a class's semaphore count is the sum of its live bins'
@@ -78,16 +87,24 @@
 //     result), so a search never meets a bit ahead of its bin's state. (An atomic issued
 //     after another has returned sees what that one did, as core/summary_bitmap.wgsl also
 //     assumes; WGSL has no fence for storage outside uniform control flow.)
+//   - Hints are written when a bin is made and cleared when it is given back, with plain
+//     stores, unordered with anything else: a free trusts only the bin's state word (a
+//     live bin of the hinted class's order at the aligned place holds the leaf, whoever
+//     wrote the hint), and a free whose leaf names no bin (a tree buddy block, or a hint
+//     not visible yet) asks the tree buddy, then looks at every order (ua_bin_of) before it
+//     calls the free invalid. Hints have words of their own, so a late one never lands on
+//     a state word or a bitmap.
 //
 // Loops: malloc's loop makes at most UA_ROUNDS rounds (the subgroup's collective attempt, a
 // semaphore step, or a search for a bin; a large malloc's two tries are its first two
 // rounds); a bin search UA_SEARCH_TRIES tries; a bitmap claim at most UA_BIT_TRIES atomics,
 // a subgroup's claim UA_GROUP_WORD_TRIES words, and its bins at most UA_GROUP_BINS; the
 // give-back's compare-exchange at most 4 attempts, its retries UA_OOM_RETRIES per class;
-// plus the tree buddy's and the summary bitmap's own.
+// a bin's hints one store per leaf; a free's look at every order UA_MAX_BIN_ORDER + 1
+// loads; plus the tree buddy's and the summary bitmap's own.
 
 #include "../tbuddy/tbuddy.wgsl"
-// Init and growth: bins are leaves, so the tree buddy's hooks cover UAlloc too.
+// Init and growth: bins are tree buddy blocks, so the tree buddy's hooks cover UAlloc too.
 #include "../tbuddy/hooks.wgsl"
 
 // A bin's state word: free count << UA_COUNT_SHIFT | UA_LIVE | class (UA_CLASS_MASK), laid
@@ -107,8 +124,15 @@ fn ua_sem(c: u32) -> u32 {
     return UA_SEM + 2u * c;
 }
 
+// The tree buddy order of class c's bins: one leaf up to UA_WORD_BIN_CLASS (64 B and
+// below), then as many leaves as hold 32 blocks (one bitmap word), fewer only where the
+// tree buddy has no block that large.
+fn ua_bin_order(c: u32) -> u32 {
+    return min(max(c, UA_WORD_BIN_CLASS) - UA_WORD_BIN_CLASS, UA_MAX_BIN_ORDER);
+}
+
 fn ua_blocks(c: u32) -> u32 {
-    return UA_BIN_UNITS >> c;
+    return (UA_LEAF_UNITS << ua_bin_order(c)) >> c;
 }
 
 // The state word of a live bin of class c with `count` free blocks.
@@ -213,7 +237,7 @@ fn ua_claim_bit(bin: u32, c: u32, seed: u32) -> u32 {
         let b = sb_pick(free, rng);
         let old = atomicOr(&heap_meta[UA_BITMAP + UA_BITMAP_WORDS * bin + w], 1u << b);
         if ((old & (1u << b)) == 0u) {
-            let unit = (bin << UA_BIN_SHIFT) + ((w * 32u + b) << c);
+            let unit = (bin << UA_LEAF_SHIFT) + ((w * 32u + b) << c);
             return heap_handle_of(unit);
         }
         seen = old;
@@ -258,7 +282,7 @@ fn ua_give_back(bin: u32, c: u32) {
     if (ua_may_take_bins(c, 1u)) {
         let r = ua_retire(bin, c);
         if (r == UA_RETIRED) {
-            tb_count_given(0u, 1u);
+            tb_count_given(ua_bin_order(c), 1u);
             return;
         }
         bsem_signal(s, ua_blocks(c), 0u);
@@ -290,9 +314,12 @@ fn ua_retire(bin: u32, c: u32) -> u32 {
     for (var attempt = 0u; attempt < 4u; attempt++) {
         let r = atomicCompareExchangeWeak(&heap_meta[UA_STATE + bin], full, 0u);
         if (r.exchanged) {
+            for (var i = 1u; i < (1u << ua_bin_order(c)); i++) {
+                atomicStore(&heap_meta[UA_HINT + bin + i], 0u);
+            }
             sb_try_clear(UA_SETS, ua_set_index(c, bin));
             sb_try_clear(UA_RETIRE, ua_set_index(c, bin));
-            at_publish(0u, bin);
+            at_publish(ua_bin_order(c), bin >> ua_bin_order(c));
             return UA_RETIRED;
         }
         if (r.old_value != full) {
@@ -330,8 +357,12 @@ fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
 // give-back; the producer claims their bits like any holder of counts), shows it, and
 // signals its other blocks, retiring `batches` batches of the semaphore. Returns the bin.
 fn ua_fresh_bin(leaf: u32, c: u32, kept: u32, batches: u32) -> u32 {
-    let bin = heap_unit_of(leaf) >> UA_BIN_SHIFT;
+    let bin = heap_unit_of(leaf) >> UA_LEAF_SHIFT;
     let left = ua_blocks(c) - kept;
+    // Its other leaves name its class, for frees (ua_free).
+    for (var i = 1u; i < (1u << ua_bin_order(c)); i++) {
+        atomicStore(&heap_meta[UA_HINT + bin + i], c + 1u);
+    }
     // The bin is shown only once its state word is live: the set depends on what the add
     // returned (whose live flag is clear: the leaf was not UAlloc's), so it cannot land
     // before the add, where a search would find a bin that is not yet live, hide it, and
@@ -448,8 +479,9 @@ struct UaCollective {
     bin: u32,
 }
 
-// Bins a subgroup finds or makes at once at most: a subgroup of 32 lanes of the 2 KiB
-// class.
+// Bins a subgroup finds or makes at once at most. A bin holds 32 blocks or more wherever
+// the tree buddy has blocks of 64 KiB; on a smaller heap a bin of 2 KiB blocks may hold
+// two, and a subgroup of 32 lanes then wants 16.
 const UA_GROUP_BINS: u32 = 16u;
 
 fn ua_collective_take(c: u32) -> UaGroup {
@@ -475,7 +507,8 @@ fn ua_collective_take(c: u32) -> UaGroup {
     // units were there) or makes (too few: a collective acquire, where one malloc after
     // another would each wait on the semaphore), all bins at once. A found bitmap of several
     // words (classes of up to 64 B, a bin's worth beyond any subgroup) is claimed a word at
-    // a time by the whole group, so the group then takes one bin.
+    // a time by the whole group, so the group then takes one bin; a bin of one word serves
+    // a subgroup of up to 32 lanes alone.
     let per = ua_blocks(lead);
     let words = ua_bitmap_words(lead);
     let bins = select(min((k + per - 1u) / per, UA_GROUP_BINS), 1u, words > 1u);
@@ -528,7 +561,7 @@ fn ua_collective_place(g: UaGroup, fresh: u32) -> UaCollective {
             out.counted = true;
             if (order < countOneBits(got)) {
                 let b = heap_nth_bit(got, order);
-                out.handle = heap_handle_of((bin << UA_BIN_SHIFT) + (b << lead));
+                out.handle = heap_handle_of((bin << UA_LEAF_SHIFT) + (b << lead));
             }
         }
     }
@@ -543,7 +576,7 @@ fn ua_collective_place(g: UaGroup, fresh: u32) -> UaCollective {
         let bit = 1u << (q & 31u);
         let word = UA_BITMAP + UA_BITMAP_WORDS * out.bin + (q >> 5u);
         if ((atomicOr(&heap_meta[word], bit) & bit) == 0u) {
-            out.handle = heap_handle_of((out.bin << UA_BIN_SHIFT) + (q << lead));
+            out.handle = heap_handle_of((out.bin << UA_LEAF_SHIFT) + (q << lead));
         }
     }
     if (words == 1u || !g.took) {
@@ -574,7 +607,7 @@ fn ua_collective_place(g: UaGroup, fresh: u32) -> UaCollective {
         got = subgroupOr(got);
         if (waiting && order < countOneBits(got)) {
             let b = heap_nth_bit(got, order);
-            out.handle = heap_handle_of((out.bin << UA_BIN_SHIFT) + ((w * 32u + b) << lead));
+            out.handle = heap_handle_of((out.bin << UA_LEAF_SHIFT) + ((w * 32u + b) << lead));
         }
     }
     return out;
@@ -592,8 +625,8 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     // Above half a bin: a marked block of the tree buddy, in the first round, or in the
     // second if the first found no leaves (empty bins waiting to be given back may hold
     // them).
-    let large = units > (UA_BIN_UNITS >> 1u);
-    let c = ua_class_for(min(units, UA_BIN_UNITS >> 1u)); // a large malloc uses no class
+    let large = units > (UA_LEAF_UNITS >> 1u);
+    let c = ua_class_for(min(units, UA_LEAF_UNITS >> 1u)); // a large malloc uses no class
     let s = ua_sem(c);
     var wait = bsem_new_wait();
     var status = HEAP_CONTENTION;
@@ -669,7 +702,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
         }
         var leaf = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
         if (large || kept > 0u) {
-            leaf = tb_malloc(select(UA_BIN_UNITS * 16u, size_bytes, large), large);
+            leaf = tb_malloc(select((UA_LEAF_UNITS * 16u) << ua_bin_order(c), size_bytes, large), large);
         }
         if (large) {
             if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
@@ -748,18 +781,58 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     return HeapAlloc(HEAP_NULL, 0u, status);
 }
 
+// The live bin of order k that would hold leaf `leaf`: its first leaf and state word, or
+// SB_NONE. A bin of class c is an aligned block of 2^ua_bin_order(c) leaves whose first
+// leaf's state word is live.
+fn ua_bin_at(leaf: u32, k: u32) -> vec2<u32> {
+    let head = leaf & ~((1u << k) - 1u);
+    let state = atomicLoad(&heap_meta[UA_STATE + head]);
+    if ((state & UA_LIVE) != 0u && ua_bin_order(state & UA_CLASS_MASK) == k) {
+        return vec2<u32>(head, state);
+    }
+    return vec2<u32>(SB_NONE, 0u);
+}
+
+// The live bin that holds leaf `leaf`, looked for at every order.
+fn ua_bin_of(leaf: u32) -> vec2<u32> {
+    var found = vec2<u32>(SB_NONE, 0u);
+    for (var k = 0u; k <= UA_MAX_BIN_ORDER && found.x == SB_NONE; k++) {
+        found = ua_bin_at(leaf, k);
+    }
+    return found;
+}
+
 fn ua_free(ptr: u32) -> HeapFree {
     let unit = heap_unit_of(ptr);
-    let bin = unit >> UA_BIN_SHIFT;
-    if (bin >= tb_live_leaves()) {
+    let leaf = unit >> UA_LEAF_SHIFT;
+    if (leaf >= tb_live_leaves()) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
-    let state = atomicLoad(&heap_meta[UA_STATE + bin]);
-    if ((state & UA_LIVE) == 0u) {
-        return tb_free(ptr);
+    // The bin that holds the leaf: the one it starts, or the one its hint names, checked
+    // against that bin's state word. A leaf that names none is a tree buddy block's, or
+    // one of a fresh bin whose hint is not visible yet: every order is looked at before
+    // the free is called invalid. The two loads are independent.
+    let state = atomicLoad(&heap_meta[UA_STATE + leaf]);
+    let hint = atomicLoad(&heap_meta[UA_HINT + leaf]);
+    var found = vec2<u32>(SB_NONE, 0u);
+    if ((state & UA_LIVE) != 0u) {
+        found = vec2<u32>(leaf, state);
+    } else if (hint != 0u && hint <= UA_CLASSES) {
+        found = ua_bin_at(leaf, ua_bin_order(hint - 1u));
     }
-    let c = state & UA_CLASS_MASK;
-    let offset = unit & (UA_BIN_UNITS - 1u);
+    if (found.x == SB_NONE) {
+        let block = tb_free(ptr);
+        if (block.status == HEAP_OK) {
+            return block;
+        }
+        found = ua_bin_of(leaf);
+        if (found.x == SB_NONE) {
+            return block;
+        }
+    }
+    let bin = found.x;
+    let c = found.y & UA_CLASS_MASK;
+    let offset = unit - (bin << UA_LEAF_SHIFT);
     if ((offset & ((1u << c) - 1u)) != 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
@@ -839,7 +912,7 @@ fn ua_release_class(bin: u32, c: u32, n: u32, acts: bool) {
             bsem_signal(ua_sem(c), (bins - gone) * ua_blocks(c), 0u);
         }
         if (first && gone > 0u) {
-            tb_count_given(0u, gone);
+            tb_count_given(ua_bin_order(c), gone);
         }
     }
 }

@@ -238,7 +238,7 @@ pub struct UAllocClass {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct UAllocReport {
-    /// Classes of 16 B up to half a bin.
+    /// Classes of 16 B up to half a leaf.
     pub classes: Vec<UAllocClass>,
     /// Bins whose free count differs from the zero bits of their bitmap, or whose
     /// bitmap has a bit past the class's blocks.

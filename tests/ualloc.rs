@@ -1,6 +1,7 @@
-//! UAlloc beyond the conformance suite: a heap run out by the classes whose subgroups,
-//! short of free blocks, make several fresh bins at once (2 KiB and 1 KiB: two and four
-//! blocks a bin), filled exactly, freed whole, and filled again with the other class.
+//! UAlloc beyond the conformance suite: a heap run out by the largest classes (bins of 32
+//! blocks, so that subgroups short of free blocks make fresh bins while others fill the
+//! last ones), filled exactly, freed whole, and filled again with the other class; and a
+//! heap cut up by small blocks, where a bin of 2 KiB blocks no longer fits.
 
 mod common;
 
@@ -101,4 +102,96 @@ fn short_subgroups_fill_the_heap_exactly_and_free_it_whole() {
         let tree = heap.tbuddy_report().unwrap().unwrap();
         assert_eq!(tree.free_leaves, LEAVES, "{size} B: {}", tree.summary());
     }
+}
+
+/// A heap cut up by small blocks: filled with 16 B blocks, then freed but for the blocks of
+/// every sixteenth leaf, so that no free block of 16 aligned leaves (a bin of 2 KiB blocks)
+/// is left. A malloc of 2 KiB then takes a leaf of its own from the tree buddy: every free
+/// leaf serves one, and none fails while a leaf is free.
+#[test]
+fn mallocs_whose_bin_does_not_fit_take_a_leaf() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let config = HeapConfig::new(LEAVES * LEAF)
+        .strategy(Strategy::UAlloc)
+        .watchdog(common::WATCHDOG);
+    let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+    let take = Kernel::new(&gpu, &heap, KERNEL, "take", &[common::RW]);
+    let give = Kernel::new(&gpu, &heap, KERNEL, "give", &[common::RW]);
+    // Runs a kernel over `words` (size, then a handle and a status per invocation): the
+    // handles and statuses it left.
+    let run = |kernel: &Kernel, words: &[u32]| -> Vec<(u32, u32)> {
+        let n = (words.len() as u64 - 1) / 2;
+        let out = common::storage_from(&gpu, "out", words);
+        kernel.run(&gpu, &heap, &[&out], n.div_ceil(64) as u32);
+        let words = common::read_words(&gpu, &out, 1 + 2 * n);
+        words[1..].chunks(2).map(|s| (s[0], s[1])).collect()
+    };
+    let words_of = |size: u32, slots: &[(u32, u32)]| -> Vec<u32> {
+        std::iter::once(size)
+            .chain(slots.iter().flat_map(|&(h, s)| [h, s]))
+            .collect()
+    };
+    let byte = |h: u32| (h - 1) as u64 * 16;
+    let kept_leaf = |h: u32| byte(h) / LEAF % 16 == 0;
+
+    let small = run(&take, &words_of(16, &vec![(0, 0); (LEAVES * 256) as usize]));
+    assert!(
+        small.iter().all(|&(h, s)| h != 0 && s == HEAP_OK),
+        "16 B fill"
+    );
+    // Free all but the blocks of every sixteenth leaf.
+    let (kept, freed): (Vec<_>, Vec<_>) = small
+        .iter()
+        .map(|&(h, _)| {
+            if kept_leaf(h) {
+                ((h, 0), (0, 0))
+            } else {
+                ((0, 0), (h, 0))
+            }
+        })
+        .unzip();
+    for (h, s) in run(&give, &words_of(16, &freed)) {
+        assert!(h == 0 || s == HEAP_OK, "free of {h} said {s:#x}");
+    }
+
+    let large = run(&take, &words_of(2048, &vec![(0, 0); 512]));
+    assert!(
+        large
+            .iter()
+            .all(|&(_, s)| s == HEAP_OK || s == HEAP_OUT_OF_MEMORY),
+        "a 2 KiB malloc failed other than out of memory: {large:?}"
+    );
+    let mut blocks: Vec<u64> = large
+        .iter()
+        .filter(|&&(h, _)| h != 0)
+        .map(|&(h, _)| byte(h))
+        .collect();
+    assert_eq!(
+        blocks.len() as u64,
+        LEAVES - LEAVES / 16,
+        "2 KiB blocks served"
+    );
+    blocks.sort_unstable();
+    assert!(
+        blocks.windows(2).all(|b| b[0] + 2048 <= b[1]),
+        "2 KiB blocks overlap"
+    );
+    assert!(
+        blocks
+            .iter()
+            .all(|&b| b / LEAF % 16 != 0 && b + 2048 <= LEAVES * LEAF),
+        "a 2 KiB block in a kept leaf or past the heap"
+    );
+
+    for (h, s) in run(&give, &words_of(2048, &large))
+        .into_iter()
+        .chain(run(&give, &words_of(16, &kept)))
+    {
+        assert!(h == 0 || s == HEAP_OK, "free of {h} said {s:#x}");
+    }
+    assert_eq!(heap.stats().unwrap().allocations_live, 0);
+    let books = heap.ualloc_report().unwrap().unwrap();
+    assert_eq!(books.inconsistencies(), Vec::<String>::new());
+    let tree = heap.tbuddy_report().unwrap().unwrap();
+    assert_eq!(tree.free_leaves, LEAVES, "{}", tree.summary());
 }

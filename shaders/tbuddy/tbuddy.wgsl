@@ -363,7 +363,7 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     // A user's block (marked) is wanted by one malloc per lane, so a whole dispatch can wait
     // on one order: its waits read the count before they take (bsem_step). UAlloc's bins
     // are wanted by a malloc per bin's worth of a subgroup that runs short (one per
-    // subgroup up to 128 B blocks, 2-16 above), which the look only delays.
+    // subgroup where a bin holds 32 blocks or more), which the look only delays.
     let look_first = mark;
     // A call still holding a unit when its rounds run out makes TB_LAST_SCANS more, each
     // scanning all of the order's words (what the summaries hide), in this same loop: one
@@ -531,7 +531,7 @@ fn tb_free(ptr: u32) -> HeapFree {
 }
 
 // Gives back block v of order n, no longer handed out: published at its order, without
-// merging, and its leaves counted free. For tb_free; UAlloc gives its bins (leaves that
+// merging, and its leaves counted free. For tb_free; UAlloc gives its bins (blocks that
 // tb_malloc handed out unmarked, which it tracks itself) back in the same two steps, the
 // count for many bins at once.
 fn tb_give_back(n: u32, v: u32) {

@@ -7,17 +7,19 @@
 // tree buddy. A bin is a block of the tree buddy holding blocks of one class: one leaf
 // (4 KiB: 256 blocks of 16 B, 128 of 32 B, 64 of 64 B) up to 64 B, and from 128 B as many
 // leaves as hold 32 blocks, one bitmap word (ua_bin_order: 8 KiB of 256 B, 64 KiB of
-// 2 KiB). The paper's bins are all 4 KiB; at 1 KiB such a bin holds 4 blocks, so a
-// subgroup's mallocs made and gave back 8 bins, each a tree buddy malloc and free, where
-// now they take one. A bin's state lives in heap_meta, not in the bin, so all of its bytes
-// are blocks and no tail space is needed. Two-stage resource management as in the paper:
-// one bulk semaphore per class counts the free blocks of the class's bins (a batch is one
-// fresh bin: the producer takes a block from the tree buddy, keeps a block of its own and
-// signals the others); then a bin with a
+// 2 KiB). The paper's bins are all 4 KiB; at 1 KiB such a bin holds 4 blocks, and a
+// subgroup's 32 mallocs would make and give back 8 of them, each a tree buddy malloc and
+// free, where a bin of one word serves the subgroup. A bin of several leaves needs a free
+// block of its order: a malloc that cannot have one (on a heap cut up by smaller blocks)
+// takes a marked leaf of its own, as a large malloc takes its block. A bin's state lives in
+// heap_meta, not in the bin, so all of its bytes are blocks and no tail space is needed.
+// Two-stage resource management as in the paper: one bulk semaphore per class counts the
+// free blocks of the class's bins (a batch is one fresh bin: the producer takes a block
+// from the tree buddy, keeps a block of its own and signals the others); then a bin with a
 // free block is found in the class's summary bitmap (core/summary_bitmap.wgsl; where the
-// paper walks a per-arena list of such bins), its free count is decremented, and a zero
-// bit of its bitmap is set. A bin whose last block comes back goes back to the tree buddy.
-// A unit says a count exists, not that this malloc will win it: with thousands of holders
+// paper walks a per-arena list of such bins), its free count is decremented, and a zero bit
+// of its bitmap is set. A bin whose last block comes back goes back to the tree buddy. A
+// unit says a count exists, not that this malloc will win it: with thousands of holders
 // searching, one can keep losing the counts it finds, so after UA_PATIENCE_HOLDING rounds
 // without one it makes a bin of its own, keeps one count and gives its unit back.
 //
@@ -301,7 +303,7 @@ fn ua_may_take_bins(c: u32, bins: u32) -> bool {
 }
 
 // What ua_retire did with an empty bin whose blocks its caller took from the semaphore:
-// retired it (the caller counts its leaf given back: tb_count_given), or not, because a
+// retired it (the caller counts its block given back: tb_count_given), or not, because a
 // count was taken (the bin is in use; its last free tries again) or the compare-exchange
 // kept failing spuriously (the caller lists it); in both the caller signals the blocks
 // back.
@@ -622,7 +624,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     // own (and again after as many more).
     const UA_PATIENCE_HOLDING = 256u;
     let units = heap_units_for(size_bytes);
-    // Above half a bin: a marked block of the tree buddy, in the first round, or in the
+    // Above half a leaf: a marked block of the tree buddy, in the first round, or in the
     // second if the first found no leaves (empty bins waiting to be given back may hold
     // them).
     let large = units > (UA_LEAF_UNITS >> 1u);
@@ -634,6 +636,9 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     var counted = SB_NONE; // a bin of which this call holds a count; its bit is still to be set
     var retry = false; // the give-back candidates are to be retried at the next round's start
     var retried = false; // they were, after the tree buddy ran out
+    // No bin of the class could be had though the tree buddy may have smaller blocks: this
+    // call takes a marked leaf of its own, as a large malloc takes its block.
+    var whole = false;
     var misses = 0u; // rounds this call held a unit and found no bin with a count
     // The loop ends at the end of a round (a block claimed, the claim failed, a large
     // block's outcome, or out of memory), never by a return or break from inside it: a lane
@@ -654,6 +659,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
         var producing = false; // this call is to make the semaphore's batch: a fresh bin
         var own_bin = false; // this call holds a unit and makes a bin of its own
         var bin = SB_NONE;
+        let alone = large || whole; // a block of the tree buddy's own, no bin
 #ifdef GPU_HEAP_SUBGROUPS
         // The first round of a small malloc is the subgroup's collective attempt.
         let collective = round == 0u && !large;
@@ -667,7 +673,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
 #endif
         if (counted != SB_NONE) {
             bin = counted;
-        } else if (!large && !collective) {
+        } else if (!alone && !collective) {
             if (!holding) {
                 var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait, false);
                 if (r == BSEM_PENDING && wait.waited >= UA_PATIENCE) {
@@ -701,10 +707,10 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
             }
         }
         var leaf = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
-        if (large || kept > 0u) {
-            leaf = tb_malloc(select((UA_LEAF_UNITS * 16u) << ua_bin_order(c), size_bytes, large), large);
+        if (alone || kept > 0u) {
+            leaf = tb_malloc(select((UA_LEAF_UNITS * 16u) << ua_bin_order(c), size_bytes, alone), alone);
         }
-        if (large) {
+        if (alone) {
             if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
                 retried = true;
                 retry = true;
@@ -747,6 +753,11 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
             if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
                 retried = true;
                 retry = true;
+            } else if (bsem_count(s) <= 0 && ua_bin_order(c) > 0u) {
+                // A bin of several leaves needs a free block of its order, which a heap
+                // cut up by smaller blocks may lack (or the tree buddy may not merge one
+                // while others wait on the smaller order): one leaf will do.
+                whole = true;
             } else if (bsem_count(s) <= 0) {
                 // After the retry, out of memory unless blocks are there now: bins in
                 // production elsewhere are as likely to find no leaf, and waiting for them

@@ -1,7 +1,9 @@
-//! UAlloc beyond the conformance suite: a heap run out by the largest classes (bins of 32
+//! UAlloc beyond the conformance suite: a heap run out by the largest classes, filled
+//! exactly, freed whole, and filled again with the other class (on 256 leaves, bins of 32
 //! blocks, so that subgroups short of free blocks make fresh bins while others fill the
-//! last ones), filled exactly, freed whole, and filled again with the other class; and a
-//! heap cut up by small blocks, where a bin of 2 KiB blocks no longer fits.
+//! last ones; on two leaves, bins the tree buddy caps at 4 and 8 blocks, fewer than a
+//! subgroup's lanes, so that a subgroup makes or finds several at once); and a heap cut up
+//! by small blocks, where a bin of 2 KiB blocks no longer fits.
 
 mod common;
 
@@ -46,61 +48,112 @@ fn give(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 "#;
 
-const LEAVES: u64 = 256;
 const LEAF: u64 = 4096;
+
+/// A UAlloc heap of `leaves` leaves, and the kernels that take and give its blocks.
+struct Setup {
+    gpu: Gpu,
+    heap: GpuHeap,
+    take: Kernel,
+    give: Kernel,
+}
+
+impl Setup {
+    fn new(leaves: u64) -> Setup {
+        let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+        let config = HeapConfig::new(leaves * LEAF)
+            .strategy(Strategy::UAlloc)
+            .watchdog(common::WATCHDOG);
+        let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
+        let take = Kernel::new(&gpu, &heap, KERNEL, "take", &[common::RW]);
+        let give = Kernel::new(&gpu, &heap, KERNEL, "give", &[common::RW]);
+        Setup {
+            gpu,
+            heap,
+            take,
+            give,
+        }
+    }
+
+    /// Runs `kernel` over `size` and `slots` (a handle and a status per invocation): the
+    /// handles and statuses it left.
+    fn run(&self, kernel: &Kernel, size: u32, slots: &[(u32, u32)]) -> Vec<(u32, u32)> {
+        let words: Vec<u32> = std::iter::once(size)
+            .chain(slots.iter().flat_map(|&(h, s)| [h, s]))
+            .collect();
+        let out = common::storage_from(&self.gpu, "out", &words);
+        let n = slots.len() as u64;
+        kernel.run(&self.gpu, &self.heap, &[&out], n.div_ceil(64) as u32);
+        let words = common::read_words(&self.gpu, &out, 1 + 2 * n);
+        words[1..].chunks(2).map(|s| (s[0], s[1])).collect()
+    }
+
+    /// Frees every block of `slots`, checking its pattern first.
+    fn give_all(&self, size: u32, slots: &[(u32, u32)]) {
+        for (h, s) in self.run(&self.give, size, slots) {
+            assert!(h == 0 || s == HEAP_OK, "{size} B: free of {h} said {s:#x}");
+        }
+    }
+
+    /// After everything was freed: no live block, books that balance, and every leaf back
+    /// in the tree buddy.
+    fn expect_empty(&self, leaves: u64, what: &str) {
+        assert_eq!(self.heap.stats().unwrap().allocations_live, 0, "{what}");
+        let books = self.heap.ualloc_report().unwrap().unwrap();
+        assert_eq!(books.inconsistencies(), Vec::<String>::new(), "{what}");
+        let tree = self.heap.tbuddy_report().unwrap().unwrap();
+        assert_eq!(tree.free_leaves, leaves, "{what}: {}", tree.summary());
+    }
+}
+
+/// The byte offset of a handle.
+fn byte(h: u32) -> u64 {
+    (h - 1) as u64 * 16
+}
 
 #[test]
 fn short_subgroups_fill_the_heap_exactly_and_free_it_whole() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
-    let config = HeapConfig::new(LEAVES * LEAF)
-        .strategy(Strategy::UAlloc)
-        .watchdog(common::WATCHDOG);
-    let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
-    let take = Kernel::new(&gpu, &heap, KERNEL, "take", &[common::RW]);
-    let give = Kernel::new(&gpu, &heap, KERNEL, "give", &[common::RW]);
-    for size in [2048u32, 1024, 2048] {
-        let capacity = heap.layout().capacity_for(size);
-        assert_eq!(capacity, LEAVES * LEAF / size as u64);
-        // Half as many mallocs again as fit, in whole workgroups.
-        let n = capacity * 3 / 2;
-        let mut words = vec![0u32; 1 + 2 * n as usize];
-        words[0] = size;
-        let out = common::storage_from(&gpu, "out", &words);
-        // Runs a kernel over the n invocations: each one's handle and status.
-        let run = |kernel: &Kernel| -> Vec<(u32, u32)> {
-            kernel.run(&gpu, &heap, &[&out], (n / 64) as u32);
-            let words = common::read_words(&gpu, &out, 1 + 2 * n);
-            words[1..].chunks(2).map(|s| (s[0], s[1])).collect()
-        };
-        let (handles, statuses): (Vec<u32>, Vec<u32>) = run(&take).into_iter().unzip();
-        assert!(
-            statuses
+    for (leaves, sizes) in [(256, [2048u32, 1024, 2048]), (2, [2048, 1024, 16])] {
+        let t = Setup::new(leaves);
+        for size in sizes {
+            let what = format!("{leaves} leaves, {size} B");
+            let capacity = t.heap.layout().capacity_for(size);
+            assert_eq!(capacity, leaves * LEAF / size as u64, "{what}");
+            // Half as many mallocs again as fit.
+            let n = capacity * 3 / 2;
+            let (handles, statuses): (Vec<u32>, Vec<u32>) = t
+                .run(&t.take, size, &vec![(0, 0); n as usize])
+                .into_iter()
+                .unzip();
+            assert!(
+                statuses
+                    .iter()
+                    .all(|&s| s == HEAP_OK || s == HEAP_OUT_OF_MEMORY),
+                "{what}: a malloc failed other than out of memory: {statuses:?}"
+            );
+            let mut blocks: Vec<u64> = handles
                 .iter()
-                .all(|&s| s == HEAP_OK || s == HEAP_OUT_OF_MEMORY),
-            "{size} B: a malloc failed other than out of memory: {statuses:?}"
-        );
-        let mut blocks: Vec<u64> = (handles.iter())
-            .filter(|&&h| h != 0)
-            .map(|&h| (h - 1) as u64 * 16)
-            .collect();
-        assert_eq!(blocks.len() as u64, capacity, "{size} B: blocks served");
-        blocks.sort_unstable();
-        assert!(
-            blocks.windows(2).all(|b| b[0] + size as u64 <= b[1]),
-            "{size} B: blocks overlap"
-        );
-        assert!(blocks
-            .iter()
-            .all(|&b| b % size as u64 == 0 && b + size as u64 <= LEAVES * LEAF));
-        for (h, s) in run(&give) {
-            assert!(h == 0 || s == HEAP_OK, "{size} B: free of {h} said {s:#x}");
+                .filter(|&&h| h != 0)
+                .map(|&h| byte(h))
+                .collect();
+            assert_eq!(blocks.len() as u64, capacity, "{what}: blocks served");
+            blocks.sort_unstable();
+            assert!(
+                blocks.windows(2).all(|b| b[0] + size as u64 <= b[1]),
+                "{what}: blocks overlap"
+            );
+            assert!(blocks
+                .iter()
+                .all(|&b| b % size as u64 == 0 && b + size as u64 <= leaves * LEAF));
+            let slots: Vec<_> = handles
+                .iter()
+                .zip(&statuses)
+                .map(|(&h, &s)| (h, s))
+                .collect();
+            t.give_all(size, &slots);
+            // Every bin went back to the tree buddy, so the next class finds every leaf.
+            t.expect_empty(leaves, &what);
         }
-        assert_eq!(heap.stats().unwrap().allocations_live, 0);
-        let books = heap.ualloc_report().unwrap().unwrap();
-        assert_eq!(books.inconsistencies(), Vec::<String>::new(), "{size} B");
-        // Every bin went back to the tree buddy, so the next class finds every leaf.
-        let tree = heap.tbuddy_report().unwrap().unwrap();
-        assert_eq!(tree.free_leaves, LEAVES, "{size} B: {}", tree.summary());
     }
 }
 
@@ -110,31 +163,9 @@ fn short_subgroups_fill_the_heap_exactly_and_free_it_whole() {
 /// leaf serves one, and none fails while a leaf is free.
 #[test]
 fn mallocs_whose_bin_does_not_fit_take_a_leaf() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
-    let config = HeapConfig::new(LEAVES * LEAF)
-        .strategy(Strategy::UAlloc)
-        .watchdog(common::WATCHDOG);
-    let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
-    let take = Kernel::new(&gpu, &heap, KERNEL, "take", &[common::RW]);
-    let give = Kernel::new(&gpu, &heap, KERNEL, "give", &[common::RW]);
-    // Runs a kernel over `words` (size, then a handle and a status per invocation): the
-    // handles and statuses it left.
-    let run = |kernel: &Kernel, words: &[u32]| -> Vec<(u32, u32)> {
-        let n = (words.len() as u64 - 1) / 2;
-        let out = common::storage_from(&gpu, "out", words);
-        kernel.run(&gpu, &heap, &[&out], n.div_ceil(64) as u32);
-        let words = common::read_words(&gpu, &out, 1 + 2 * n);
-        words[1..].chunks(2).map(|s| (s[0], s[1])).collect()
-    };
-    let words_of = |size: u32, slots: &[(u32, u32)]| -> Vec<u32> {
-        std::iter::once(size)
-            .chain(slots.iter().flat_map(|&(h, s)| [h, s]))
-            .collect()
-    };
-    let byte = |h: u32| (h - 1) as u64 * 16;
-    let kept_leaf = |h: u32| byte(h) / LEAF % 16 == 0;
-
-    let small = run(&take, &words_of(16, &vec![(0, 0); (LEAVES * 256) as usize]));
+    const LEAVES: u64 = 256;
+    let t = Setup::new(LEAVES);
+    let small = t.run(&t.take, 16, &vec![(0, 0); (LEAVES * 256) as usize]);
     assert!(
         small.iter().all(|&(h, s)| h != 0 && s == HEAP_OK),
         "16 B fill"
@@ -143,18 +174,16 @@ fn mallocs_whose_bin_does_not_fit_take_a_leaf() {
     let (kept, freed): (Vec<_>, Vec<_>) = small
         .iter()
         .map(|&(h, _)| {
-            if kept_leaf(h) {
+            if byte(h) / LEAF % 16 == 0 {
                 ((h, 0), (0, 0))
             } else {
                 ((0, 0), (h, 0))
             }
         })
         .unzip();
-    for (h, s) in run(&give, &words_of(16, &freed)) {
-        assert!(h == 0 || s == HEAP_OK, "free of {h} said {s:#x}");
-    }
+    t.give_all(16, &freed);
 
-    let large = run(&take, &words_of(2048, &vec![(0, 0); 512]));
+    let large = t.run(&t.take, 2048, &vec![(0, 0); 512]);
     assert!(
         large
             .iter()
@@ -182,16 +211,7 @@ fn mallocs_whose_bin_does_not_fit_take_a_leaf() {
             .all(|&b| b / LEAF % 16 != 0 && b + 2048 <= LEAVES * LEAF),
         "a 2 KiB block in a kept leaf or past the heap"
     );
-
-    for (h, s) in run(&give, &words_of(2048, &large))
-        .into_iter()
-        .chain(run(&give, &words_of(16, &kept)))
-    {
-        assert!(h == 0 || s == HEAP_OK, "free of {h} said {s:#x}");
-    }
-    assert_eq!(heap.stats().unwrap().allocations_live, 0);
-    let books = heap.ualloc_report().unwrap().unwrap();
-    assert_eq!(books.inconsistencies(), Vec::<String>::new());
-    let tree = heap.tbuddy_report().unwrap().unwrap();
-    assert_eq!(tree.free_leaves, LEAVES, "{}", tree.summary());
+    t.give_all(2048, &large);
+    t.give_all(16, &kept);
+    t.expect_empty(LEAVES, "cut up");
 }

@@ -64,8 +64,6 @@ pub(crate) struct UAllocPlan {
     set_layers: Vec<u64>,
     /// Summary bitmap 2: per class, the empty bins whose give-back is to be retried.
     retire_layers: Vec<u64>,
-    /// The largest order of a bin (`bin_order`).
-    max_bin_order: u32,
     state_end: u64,
     /// The device has subgroup operations: the collective paths are compiled in.
     subgroups: bool,
@@ -86,7 +84,6 @@ impl UAllocPlan {
         let state_base = sem_base + 2 * CLASSES;
         let bitmap_base = state_base + leaves;
         let set_shift = leaves.next_power_of_two().ilog2();
-        let max_bin_order = (CLASSES as u32 - 1 - WORD_BIN_CLASS).min(tbuddy.max_order());
         let hint_base = bitmap_base + BITMAP_WORDS * leaves;
         let mut next = hint_base + leaves;
         let set_layers = plan_layers(&mut next, CLASSES << set_shift, set_shift);
@@ -100,7 +97,6 @@ impl UAllocPlan {
             set_shift,
             set_layers,
             retire_layers,
-            max_bin_order,
             state_end: next,
             subgroups: input.caps.features.contains(wgpu::Features::SUBGROUP),
         })
@@ -120,7 +116,12 @@ impl UAllocPlan {
 
     /// The tree buddy order of class c's bins.
     fn bin_order(&self, c: u32) -> u32 {
-        c.saturating_sub(WORD_BIN_CLASS).min(self.max_bin_order)
+        c.saturating_sub(WORD_BIN_CLASS).min(self.max_bin_order())
+    }
+
+    /// The largest order of a bin: the last class's, or the tree buddy's largest block.
+    fn max_bin_order(&self) -> u32 {
+        (CLASSES as u32 - 1 - WORD_BIN_CLASS).min(self.tbuddy.max_order())
     }
 
     /// Blocks of a bin of class c: a leaf's worth up to WORD_BIN_CLASS, then 32 (one
@@ -158,7 +159,7 @@ impl StrategyPlan for UAllocPlan {
             ("UA_BIT_FAILURES", UA_BIT_FAILURES),
             ("UA_LEAF_UNITS", LEAF_BYTES / UNIT_BYTES),
             ("UA_LEAF_SHIFT", (LEAF_BYTES / UNIT_BYTES).ilog2() as u64),
-            ("UA_MAX_BIN_ORDER", self.max_bin_order as u64),
+            ("UA_MAX_BIN_ORDER", self.max_bin_order() as u64),
             ("UA_WORD_BIN_CLASS", WORD_BIN_CLASS as u64),
             ("UA_SEM", self.sem_base),
             ("UA_STATE", self.state_base),

@@ -8,6 +8,20 @@ use std::process::Command;
 use gpu_heap::AdapterDescription;
 use gpu_heap_cli::bench::{Record, Report, Timer};
 
+/// One cell of a result file.
+fn record(test: &str, strategy: &str, threads: u32, size: u32, ms: (f64, f64)) -> Record {
+    Record {
+        test: test.into(),
+        strategy: strategy.into(),
+        threads,
+        size,
+        malloc_ms: Some(ms.0),
+        free_ms: Some(ms.1),
+        rounds: 5,
+        ..Record::default()
+    }
+}
+
 fn report(adapter: &str, strategy: &str) -> Report {
     Report {
         adapter: AdapterDescription {
@@ -22,16 +36,7 @@ fn report(adapter: &str, strategy: &str) -> Report {
         quick: true,
         growable: false,
         unfinished: 0,
-        results: vec![Record {
-            test: "alloc".into(),
-            strategy: strategy.into(),
-            threads: 10_000,
-            size: 16,
-            malloc_ms: Some(0.01),
-            free_ms: Some(0.01),
-            rounds: 5,
-            ..Record::default()
-        }],
+        results: vec![record("alloc", strategy, 10_000, 16, (0.01, 0.01))],
     }
 }
 
@@ -139,15 +144,8 @@ fn a_rerun_replaces_the_cells_it_measured_again() {
 /// listed; one at nine times is not, nor one without a bump cell to compare with.
 #[test]
 fn cells_over_ten_times_bump_are_listed() {
-    let cell = |strategy: &str, threads: u32, malloc: f64, free: f64| Record {
-        test: "accumulate".into(),
-        strategy: strategy.into(),
-        threads,
-        size: 16,
-        malloc_ms: Some(malloc),
-        free_ms: Some(free),
-        rounds: 5,
-        ..Record::default()
+    let cell = |strategy: &str, threads: u32, malloc: f64, free: f64| {
+        record("accumulate", strategy, threads, 16, (malloc, free))
     };
     let mut r = report("GPU A", "bump");
     r.results = vec![
@@ -171,15 +169,8 @@ fn cells_over_ten_times_bump_are_listed() {
 /// The count of slow passes per strategy, most first: the line before the list.
 #[test]
 fn slow_passes_are_counted_per_strategy() {
-    let cell = |strategy: &str, size: u32, malloc: f64, free: f64| Record {
-        test: "alloc".into(),
-        strategy: strategy.into(),
-        threads: 1_000_000,
-        size,
-        malloc_ms: Some(malloc),
-        free_ms: Some(free),
-        rounds: 5,
-        ..Record::default()
+    let cell = |strategy: &str, size: u32, malloc: f64, free: f64| {
+        record("alloc", strategy, 1_000_000, size, (malloc, free))
     };
     let mut r = report("GPU A", "bump");
     r.results = vec![

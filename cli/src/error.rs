@@ -14,7 +14,8 @@ pub enum Error {
     #[error("invalid options: {0}")]
     InvalidOptions(String),
 
-    /// wgpu reported an error in a tool's own GPU work (buffers, pipelines, mapping).
+    /// wgpu or naga reported an error in a tool's own GPU work (buffers, pipelines, mapping,
+    /// translating kernels).
     #[error("wgpu error during {what}: {message}")]
     Gpu { what: String, message: String },
 
@@ -27,6 +28,11 @@ pub enum Error {
     /// could not run or failed (its own error went to standard error before this one).
     #[error("priming failed: {0}")]
     Priming(String),
+
+    /// What this machine cannot do for a tool (a Vulkan driver without the extension
+    /// `kernel-stats` needs, say).
+    #[error("unsupported here: {0}")]
+    Unsupported(String),
 
     /// A file could not be read or written.
     #[error("{path}: {source}")]
@@ -44,7 +50,11 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::InvalidOptions(_) | Error::IncomparableResults(_) => 2,
-            Error::Heap(_) | Error::Gpu { .. } | Error::Priming(_) | Error::Io { .. } => 3,
+            Error::Heap(_)
+            | Error::Gpu { .. }
+            | Error::Priming(_)
+            | Error::Unsupported(_)
+            | Error::Io { .. } => 3,
         }
     }
 }

@@ -34,6 +34,15 @@ pub fn source(name: &str) -> Option<&'static str> {
     KERNELS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// The benchmark's kernel file: with subgroup kernels where the device has subgroups.
+pub fn bench_file(subgroups: bool) -> &'static str {
+    if subgroups {
+        "bench/subgroup.wgsl"
+    } else {
+        "bench/kernels.wgsl"
+    }
+}
+
 /// The kernel file `name`, composed for `heap`, validated and created as a module.
 pub(crate) fn module(heap: &GpuHeap, name: &str) -> Result<wgpu::ShaderModule> {
     let text = source(name).unwrap_or_else(|| panic!("no kernel named {name}"));

@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod conformance;
 mod error;
+pub mod kernel_stats;
 pub mod kernels;
 pub mod tas;
 pub mod utilisation;

@@ -169,14 +169,7 @@ impl Engine {
             &[wgpu::BufferBindingType::Uniform, rw, rw, rw, rw],
         );
         let subgroups = device.features().contains(wgpu::Features::SUBGROUP);
-        let module = crate::kernels::module(
-            &heap,
-            if subgroups {
-                "bench/subgroup.wgsl"
-            } else {
-                "bench/kernels.wgsl"
-            },
-        )?;
+        let module = crate::kernels::module(&heap, crate::kernels::bench_file(subgroups))?;
         let others = [(1, &group_layout)];
         let mut pipelines = Vec::new();
         for kernel in [

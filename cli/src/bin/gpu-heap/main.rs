@@ -1,5 +1,5 @@
 //! The gpu-heap command line: `info`, `conformance`, `bench`, `grow-bench`, `tas`,
-//! `utilisation`, `bench-report` and `flatten`, each run by its own module.
+//! `utilisation`, `bench-report`, `kernel-stats` and `flatten`, each run by its own module.
 
 /// `println!` for the text report, to standard error under `--json -`
 /// ([`args::TEXT_TO_STDERR`]).
@@ -20,6 +20,7 @@ mod conformance;
 mod flatten;
 mod grow_bench;
 mod info;
+mod kernel_stats;
 mod tas;
 
 use std::process::ExitCode;
@@ -57,6 +58,10 @@ enum Command {
     /// (several files are merged, e.g. runs split by test; a cell that a later file measured
     /// again takes that file's record).
     BenchReport(bench::ReportArgs),
+    /// Print the driver's statistics of the benchmark's kernels (registers per invocation
+    /// first, which set how many workgroups stay resident); Vulkan drivers with
+    /// VK_KHR_pipeline_executable_properties only.
+    KernelStats(kernel_stats::Args),
     /// Print a self-contained alloc.wgsl for WebGPU users outside Rust.
     Flatten(flatten::Args),
 }
@@ -91,6 +96,7 @@ fn run(cli: Cli) -> gpu_heap_cli::Result<ExitCode> {
         Command::Tas(args) => tas::run(args),
         Command::Utilisation(args) => tas::run_utilisation(args),
         Command::BenchReport(args) => bench::run_report(args),
+        Command::KernelStats(args) => kernel_stats::run(args),
         Command::Flatten(args) => flatten::run(args),
     }
 }

@@ -42,15 +42,10 @@ pub fn bench_kernels(
     kernels: &[String],
 ) -> Result<Vec<KernelStats>> {
     let features = gpu.device.features();
-    let mut composer = gpu_heap::composer(config, &gpu.device.limits(), features)?;
-    crate::kernels::register(&mut composer);
+    let composer = gpu_heap::composer(config, &gpu.device.limits(), features)?;
     let name = crate::kernels::bench_file(features.contains(wgpu::Features::SUBGROUP));
-    let text = crate::kernels::source(name).expect("a kernel file of this crate");
-    let composed = composer
-        .compose_str(name, text)
-        .map_err(gpu_heap::Error::from)?;
-    let module =
-        naga::front::wgsl::parse_str(composed.source()).map_err(|e| naga_error(name, e))?;
+    let (_, module) = crate::kernels::compose(composer, name)?;
+    // The module was validated; the SPIR-V writer wants the validator's analysis of it too.
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::all(),
@@ -178,16 +173,17 @@ unsafe fn compile(
             )));
         }
         // Every feature the device has (the kernels may use binding arrays, subgroups, ...),
-        // and the statistics.
+        // and the statistics. The query fills a chain of its own; the enabled chain takes
+        // copies, unlinked, and the statistics feature set (its support is the extension's).
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-        let mut features = vk::PhysicalDeviceFeatures2::default()
+        let mut query = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut f11)
             .push_next(&mut f12)
             .push_next(&mut f13);
-        instance.get_physical_device_features2(physical, &mut features);
-        let core = features.features;
+        instance.get_physical_device_features2(physical, &mut query);
+        let core = query.features;
         let (mut f11, mut f12, mut f13) = (f11, f12, f13);
         f11.p_next = std::ptr::null_mut();
         f12.p_next = std::ptr::null_mut();
@@ -195,7 +191,7 @@ unsafe fn compile(
         let mut stats_feature =
             vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
                 .pipeline_executable_info(true);
-        let mut enabled = vk::PhysicalDeviceFeatures2::default()
+        let mut features = vk::PhysicalDeviceFeatures2::default()
             .features(core)
             .push_next(&mut f11)
             .push_next(&mut f12)
@@ -218,7 +214,7 @@ unsafe fn compile(
                 &vk::DeviceCreateInfo::default()
                     .queue_create_infos(&queues)
                     .enabled_extension_names(&extensions)
-                    .push_next(&mut enabled),
+                    .push_next(&mut features),
                 None,
             )
             .map_err(vulkan("creating a device"))?;
@@ -239,47 +235,52 @@ unsafe fn compile_on(
     spirv: &[(String, Vec<u32>)],
 ) -> Result<Vec<KernelStats>> {
     let stats = ash::khr::pipeline_executable_properties::Device::new(instance, device);
-    let groups = sets.keys().max().map_or(0, |g| g + 1);
+    // What is made is destroyed below, whether or not a later step failed.
     let mut set_layouts = Vec::new();
-    for group in 0..groups {
-        let bindings: Vec<_> = sets
-            .get(&group)
-            .into_iter()
-            .flatten()
-            .map(|&(binding, kind, count)| {
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(binding)
-                    .descriptor_type(kind)
-                    .descriptor_count(count)
-                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            })
-            .collect();
-        // Binding arrays may be bound in part, as wgpu does.
-        let flags = vec![vk::DescriptorBindingFlags::PARTIALLY_BOUND; bindings.len()];
-        let mut binding_flags =
-            vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&flags);
-        set_layouts.push(
-            device
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default()
-                        .bindings(&bindings)
-                        .push_next(&mut binding_flags),
-                    None,
-                )
-                .map_err(vulkan("creating a descriptor set layout"))?,
-        );
+    let mut layout = vk::PipelineLayout::null();
+    let out = (|| {
+        for group in 0..sets.keys().max().map_or(0, |g| g + 1) {
+            let bindings: Vec<_> = sets
+                .get(&group)
+                .into_iter()
+                .flatten()
+                .map(|&(binding, kind, count)| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(binding)
+                        .descriptor_type(kind)
+                        .descriptor_count(count)
+                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                })
+                .collect();
+            // Binding arrays may be bound in part, as wgpu does.
+            let flags = vec![vk::DescriptorBindingFlags::PARTIALLY_BOUND; bindings.len()];
+            let mut binding_flags =
+                vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&flags);
+            set_layouts.push(
+                device
+                    .create_descriptor_set_layout(
+                        &vk::DescriptorSetLayoutCreateInfo::default()
+                            .bindings(&bindings)
+                            .push_next(&mut binding_flags),
+                        None,
+                    )
+                    .map_err(vulkan("creating a descriptor set layout"))?,
+            );
+        }
+        layout = device
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
+                None,
+            )
+            .map_err(vulkan("creating a pipeline layout"))?;
+        spirv
+            .iter()
+            .map(|(kernel, words)| kernel_stats(device, &stats, layout, kernel, words))
+            .collect()
+    })();
+    if layout != vk::PipelineLayout::null() {
+        device.destroy_pipeline_layout(layout, None);
     }
-    let layout = device
-        .create_pipeline_layout(
-            &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
-            None,
-        )
-        .map_err(vulkan("creating a pipeline layout"))?;
-    let out = spirv
-        .iter()
-        .map(|(kernel, words)| kernel_stats(device, &stats, layout, kernel, words))
-        .collect();
-    device.destroy_pipeline_layout(layout, None);
     for set_layout in set_layouts {
         device.destroy_descriptor_set_layout(set_layout, None);
     }

@@ -1,7 +1,7 @@
 //! The tools' test kernels (`cli/shaders/`), composed against a heap like any user shader:
 //! they `#include "alloc.wgsl"` from the library and each other by their names here.
 
-use gpu_heap::{Composer, GpuHeap};
+use gpu_heap::{ComposedShader, Composer, GpuHeap};
 
 use crate::Result;
 
@@ -43,14 +43,23 @@ pub fn bench_file(subgroups: bool) -> &'static str {
     }
 }
 
-/// The kernel file `name`, composed for `heap`, validated and created as a module.
-pub(crate) fn module(heap: &GpuHeap, name: &str) -> Result<wgpu::ShaderModule> {
+/// The kernel file `name`, composed with a heap's `composer` and validated: the composed
+/// text and naga's module of it.
+pub(crate) fn compose(
+    mut composer: Composer,
+    name: &str,
+) -> Result<(ComposedShader, naga::Module)> {
     let text = source(name).unwrap_or_else(|| panic!("no kernel named {name}"));
-    let mut composer = heap.composer();
     register(&mut composer);
     let composed = composer
         .compose_str(name, text)
         .map_err(gpu_heap::Error::from)?;
-    composed.validate().map_err(gpu_heap::Error::from)?;
+    let module = composed.validate().map_err(gpu_heap::Error::from)?;
+    Ok((composed, module))
+}
+
+/// The kernel file `name`, composed for `heap`, validated and created as a module.
+pub(crate) fn module(heap: &GpuHeap, name: &str) -> Result<wgpu::ShaderModule> {
+    let (composed, _) = compose(heap.composer(), name)?;
     Ok(heap.create_shader_module_from(name, &composed)?)
 }

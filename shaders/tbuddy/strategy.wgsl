@@ -6,7 +6,7 @@
 #include "hooks.wgsl"
 
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
-    return tb_malloc(size_bytes, true);
+    return tb_malloc(size_bytes, true, true, false);
 }
 
 fn strategy_free(ptr: u32) -> HeapFree {

@@ -29,11 +29,16 @@
 //     climb the tree through every order's semaphore, and its next mallocs split the
 //     merged blocks again. Blocks stay at their order until a larger malloc needs them.
 //
-// Provides tb_malloc(size_bytes, mark), tb_free(ptr), tb_init() and the growth hooks' work
-// (tb_grow, tb_trim_check, tb_trim); tbuddy/strategy.wgsl makes them the tbuddy strategy,
-// and UAlloc (ualloc/ualloc.wgsl) takes its bins and its large blocks from them. A block
-// handed out with mark = false has no allocated bit, so no free reaches it as a live
-// block: UAlloc's bins, which go back by at_publish and tb_count_given.
+// Provides tb_malloc(size_bytes, mark, merges, reserved), tb_merge_for(order, seed),
+// tb_free(ptr), tb_init() and the growth hooks' work (tb_grow, tb_trim_check, tb_trim);
+// tbuddy/strategy.wgsl makes them the tbuddy strategy, and UAlloc (ualloc/ualloc.wgsl)
+// takes its bins and its large blocks from them. A block handed out with mark = false has
+// no allocated bit, so no free reaches it as a live block: UAlloc's bins, which go back by
+// at_publish and tb_count_given. With merges = false (a literal at UAlloc's call site) a
+// malloc that would sweep returns NULL with TB_MERGE_WANTED instead, keeping its
+// reservation of leaves for the caller's next call (reserved = true), and the compiler
+// leaves the sweeps out of that call site; UAlloc merges with tb_merge_for between its
+// passes, where its rounds hold no registers.
 //
 // State (heap_meta, layout in src/tbuddy.rs): TB_FREE, the free leaves not reserved by a
 // malloc in flight (tb_reserve); TB_CLAIM_FAILURES, TB_WAIT_FAILURES and
@@ -69,7 +74,8 @@
 // Loops: malloc's loop makes at most TB_ROUNDS rounds (a semaphore step, sweeps, or a
 // search for the block of a unit it holds), and TB_LAST_SCANS more while it holds one; a
 // malloc sweeps at most two passes over the live leaves and one region more where it finds
-// no block large enough, and as many regions again while it waits after that; a sweep reads
+// no block large enough, and as many regions again while it waits after that (tb_merge_for
+// at most the two passes and one region); a sweep reads
 // at most every word of its range in layers 1 and 0 of every order (tb_merge_pairs); the
 // split and retire loops are bounded by the orders; tb_cover by its block count; at_claim
 // by its descents and scanned words.
@@ -319,7 +325,35 @@ fn tb_split_and_keep(want: u32, level: u32, got: u32, path_in: u32, mark: bool) 
     return HeapAlloc(heap_handle_of(unit), TB_LEAF_UNITS << want, HEAP_OK);
 }
 
-fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
+// What tb_malloc without merges returns in the units of a NULL where it would have merged;
+// its reservation of leaves is then the caller's, to pass back (`reserved`) or give back.
+const TB_MERGE_WANTED: u32 = 0xffffffffu;
+
+// Merges region after region (tb_sweep) until a block of order `want` or larger is
+// available, for a malloc without merges that found the heap in pieces: HEAP_OK then,
+// HEAP_OUT_OF_MEMORY once a pass over every region and one more found no pair available,
+// HEAP_CONTENTION once two passes and one more went by with pairs left. At most
+// 2 * regions + 1 sweeps.
+fn tb_merge_for(want: u32, seed: u32) -> u32 {
+    let plan = tb_sweep_plan(want);
+    let per_pass = plan.y * plan.z;
+    var dry = 0u;
+    var status = HEAP_CONTENTION;
+    for (var k = 0u; k < 2u * per_pass + 1u && status == HEAP_CONTENTION; k++) {
+        let pairs = tb_sweep(plan, seed, k);
+        dry = select(0u, dry + 1u, pairs == 0u);
+        if (tb_order_in_supply(want, 0u) != TB_NO_ORDER) {
+            status = HEAP_OK;
+        } else if (dry > per_pass) {
+            status = HEAP_OUT_OF_MEMORY;
+        }
+    }
+    return status;
+}
+
+// `reserved`: the caller holds the reservation of this malloc's leaves already (kept from
+// an earlier call without merges that returned TB_MERGE_WANTED, which keeps it).
+fn tb_malloc(size_bytes: u32, mark: bool, merges: bool, reserved: bool) -> HeapAlloc {
     // Rounds of one malloc, across all the orders it climbs. Generous: only mallocs that
     // wait behind thousands of others for the same order use many.
     const TB_ROUNDS = 32768u;
@@ -337,7 +371,10 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     // otherwise wait as long as newcomers keep coming.
     const TB_PATIENCE = 32u;
     let want = tb_order_for(size_bytes);
-    let reserved_from = tb_reserve(1u << want);
+    var reserved_from = 0u;
+    if (!reserved) {
+        reserved_from = tb_reserve(1u << want);
+    }
     if (reserved_from == TB_NOT_RESERVED) {
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
@@ -349,6 +386,7 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     var sweeps = 0u; // regions tb_sweep merged, in all the rounds
     var dry = 0u; // the last sweeps in a row that found no pair available
     var merges_ran_out = false; // HEAP_CONTENTION after sweeping
+    var wants_merge = false; // without merges: a merge was wanted
     var helped = 0u; // regions swept while waiting after sweeping (two passes and one more)
     var plan = vec3<u32>(0u); // tb_sweep_plan(want), once this malloc sweeps
     var per_pass = 0u; // the regions of a pass: plan.y * plan.z
@@ -399,7 +437,7 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
                 // from merges: a region swept per round of its wait helps them along, and
                 // keeps its rounds from running out while the sweepers work (a round that
                 // only looks costs a few loads).
-                helping = sweeps > 0u && helped <= 2u * per_pass;
+                helping = merges && sweeps > 0u && helped <= 2u * per_pass;
                 if (!helping) {
                     continue;
                 }
@@ -437,6 +475,11 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
                 // wait on).
                 tb_retire(path);
                 path = 0u;
+                if (!merges) {
+                    status = HEAP_OUT_OF_MEMORY;
+                    wants_merge = true;
+                    continue;
+                }
                 if (sweeps == 0u) {
                     plan = tb_sweep_plan(want);
                     per_pass = plan.y * plan.z;
@@ -502,8 +545,12 @@ fn tb_malloc(size_bytes: u32, mark: bool) -> HeapAlloc {
     }
     bsem_abandon(tb_sem(level), 1u, &wait);
     tb_retire(path);
-    atomicAdd(&heap_meta[TB_FREE], 1u << want);
-    return HeapAlloc(HEAP_NULL, 0u, status);
+    // A merge wanted keeps the reservation for the caller's next call: given back, it could
+    // go to a malloc that cuts up the very blocks the merge is to join.
+    if (!wants_merge) {
+        atomicAdd(&heap_meta[TB_FREE], 1u << want);
+    }
+    return HeapAlloc(HEAP_NULL, select(0u, TB_MERGE_WANTED, wants_merge), status);
 }
 
 fn tb_free(ptr: u32) -> HeapFree {

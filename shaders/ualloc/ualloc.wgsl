@@ -10,9 +10,11 @@
 // 2 KiB). The paper's bins are all 4 KiB; at 1 KiB such a bin holds 4 blocks, and a
 // subgroup's 32 mallocs would make and give back 8 of them, each a tree buddy malloc and
 // free, where a bin of one word serves the subgroup. A bin of several leaves needs a free
-// block of its order: a malloc that cannot have one (on a heap cut up by smaller blocks)
-// takes a marked leaf of its own, as a large malloc takes its block. A bin's state lives in
-// heap_meta, not in the bin, so all of its bytes are blocks and no tail space is needed.
+// block of its order: a malloc that cannot have one (on a heap cut up by smaller blocks,
+// after merging) takes a marked leaf of its own, as a large malloc takes its block. Merges
+// run between passes of malloc, never inside its rounds (ua_malloc says why). A bin's
+// state lives in heap_meta, not in the bin, so all of its bytes are blocks and no tail
+// space is needed.
 // Two-stage resource management as in the paper: one bulk semaphore per class counts the
 // free blocks of the class's bins (a batch is one fresh bin: the producer takes a block
 // from the tree buddy, keeps a block of its own and signals the others); then a bin with a
@@ -97,13 +99,14 @@
 //     calls the free invalid. Hints have words of their own, so a late one never lands on
 //     a state word or a bitmap.
 //
-// Loops: malloc's loop makes at most UA_ROUNDS rounds (the subgroup's collective attempt, a
-// semaphore step, or a search for a bin; a large malloc's two tries are its first two
-// rounds); a bin search UA_SEARCH_TRIES tries; a bitmap claim at most UA_BIT_TRIES atomics,
-// a subgroup's claim UA_GROUP_WORD_TRIES words, and its bins at most UA_GROUP_BINS; the
-// give-back's compare-exchange at most 4 attempts, its retries UA_OOM_RETRIES per class;
-// a bin's hints one store per leaf; a free's look at every order UA_MAX_BIN_ORDER + 1
-// loads; plus the tree buddy's and the summary bitmap's own.
+// Loops: malloc makes at most UA_PASSES passes, with a merge between two (tb_merge_for: at
+// most two sweeps of every region and one more); a pass at most UA_ROUNDS rounds (the
+// subgroup's collective attempt, a semaphore step, or a search for a bin; a large malloc's
+// two tries are its first two rounds); a bin search UA_SEARCH_TRIES tries; a bitmap claim
+// at most UA_BIT_TRIES atomics, a subgroup's claim UA_GROUP_WORD_TRIES words, and its bins
+// at most UA_GROUP_BINS; the give-back's compare-exchange at most 4 attempts, its retries
+// UA_OOM_RETRIES per class; a bin's hints one store per leaf; a free's look at every order
+// UA_MAX_BIN_ORDER + 1 loads; plus the tree buddy's and the summary bitmap's own.
 
 #include "../tbuddy/tbuddy.wgsl"
 // Init and growth: bins are tree buddy blocks, so the tree buddy's hooks cover UAlloc too.
@@ -616,14 +619,65 @@ fn ua_collective_place(g: UaGroup, fresh: u32) -> UaCollective {
 }
 #endif
 
+// malloc in passes: a pass's rounds (ua_rounds) ask the tree buddy for bins and blocks
+// without merging; a pass that found what it needs only in pieces ends, and the next one
+// starts after a merge for that order (tb_merge_for). The merges' loops, five deep, would
+// hold more registers than all of malloc's other paths if they ran inside the rounds, and
+// a kernel's registers set how many workgroups a multiprocessor keeps resident (see
+// BENCHMARKS.md, Registers); between two passes nothing of the rounds is live.
 fn ua_malloc(size_bytes: u32) -> HeapAlloc {
+    // The first pass and two more after merging; the last takes a leaf of its own for a
+    // bin it still cannot have.
+    const UA_PASSES = 3u;
+    let units = heap_units_for(size_bytes);
+    var result = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+    var merge = TB_NO_ORDER; // the order the last pass found only in pieces
+    var merged = HEAP_OK; // what the merge for it reported
+    // Leaves of this order reserved by a tree buddy malloc that wanted a merge, kept for
+    // the next (TB_MERGE_WANTED): given back between passes, they could go to a malloc
+    // that cuts up the blocks the merge is to join.
+    var held = TB_NO_ORDER;
+    // A merge before every pass but the first, and one after the last if that still found
+    // its block only in pieces (one call site: the merges are large once inlined).
+    for (var p = 0u; p <= UA_PASSES && (p == 0u || merge != TB_NO_ORDER); p++) {
+        if (p > 0u) {
+            merged = tb_merge_for(merge, bsem_ticket ^ units ^ p);
+        }
+        if (p < UA_PASSES) {
+            merge = TB_NO_ORDER;
+            result = ua_rounds(size_bytes, units, p + 1u == UA_PASSES, &merge, &held);
+        }
+    }
+    if (held != TB_NO_ORDER) {
+        atomicAdd(&heap_meta[TB_FREE], 1u << held);
+    }
+    // The last pass failed with its block in pieces: out of memory if the merge after it
+    // found no pair to merge, else a failure for contention (pairs left, or what it merged
+    // taken by others), as the tree buddy's own malloc reports it.
+    if (merge != TB_NO_ORDER && merged != HEAP_OUT_OF_MEMORY) {
+        result.status = HEAP_CONTENTION;
+        atomicAdd(&heap_meta[TB_MERGE_FAILURES], 1u);
+    }
+    return result;
+}
+
+// One pass of malloc: rounds of the subgroup's collective attempt, semaphore steps, bin
+// searches and fresh bins, or a large malloc's block. Where the tree buddy has the block
+// only in pieces, a pass other than the last ends with HEAP_OUT_OF_MEMORY and `merge` set
+// to the order to merge for; the last sets it too, and fails.
+fn ua_rounds(
+    size_bytes: u32,
+    units: u32,
+    last: bool,
+    merge: ptr<function, u32>,
+    held: ptr<function, u32>,
+) -> HeapAlloc {
     const UA_ROUNDS = 32768u;
     // Rounds a malloc waits for someone else's bin before it produces one itself.
     const UA_PATIENCE = 32u;
     // Rounds a malloc holding a unit searches for a count before it makes a bin of its
     // own (and again after as many more).
     const UA_PATIENCE_HOLDING = 256u;
-    let units = heap_units_for(size_bytes);
     // Above half a leaf: a marked block of the tree buddy, in the first round, or in the
     // second if the first found no leaves (empty bins waiting to be given back may hold
     // them).
@@ -708,15 +762,31 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
         }
         var leaf = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
         if (alone || kept > 0u) {
-            leaf = tb_malloc(select((UA_LEAF_UNITS * 16u) << ua_bin_order(c), size_bytes, alone), alone);
+            let size = select((UA_LEAF_UNITS * 16u) << ua_bin_order(c), size_bytes, alone);
+            let order = tb_order_for(size);
+            if (*held != TB_NO_ORDER && *held != order) {
+                atomicAdd(&heap_meta[TB_FREE], 1u << *held);
+                *held = TB_NO_ORDER;
+            }
+            leaf = tb_malloc(size, alone, false, *held == order);
+            *held = select(TB_NO_ORDER, order, leaf.units == TB_MERGE_WANTED);
         }
         if (alone) {
             if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
                 retried = true;
                 retry = true;
             } else {
-                result = leaf;
-                done = true;
+                if (leaf.units == TB_MERGE_WANTED) {
+                    // Only in pieces: the next pass merges first (the last one fails).
+                    *merge = tb_order_for(select(UA_LEAF_UNITS * 16u, size_bytes, large));
+                }
+                if (*merge != TB_NO_ORDER && !last) {
+                    status = HEAP_OUT_OF_MEMORY;
+                    stopped = true;
+                } else {
+                    result = HeapAlloc(leaf.handle, select(0u, leaf.units, leaf.status == HEAP_OK), leaf.status);
+                    done = true;
+                }
             }
             continue;
         }
@@ -753,6 +823,11 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
             if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
                 retried = true;
                 retry = true;
+            } else if (bsem_count(s) <= 0 && leaf.units == TB_MERGE_WANTED && !last) {
+                // The tree buddy has the leaves only in pieces: merge, then try again.
+                *merge = ua_bin_order(c);
+                status = HEAP_OUT_OF_MEMORY;
+                stopped = true;
             } else if (bsem_count(s) <= 0 && ua_bin_order(c) > 0u) {
                 // A bin of several leaves needs a free block of its order, which a heap
                 // cut up by smaller blocks may lack (or the tree buddy may not merge one

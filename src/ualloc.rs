@@ -255,6 +255,10 @@ pub struct UAllocReport {
     /// Live bins with a free block that searches cannot see (their bit in the class's
     /// summary bitmap is clear). Zero once no call is in flight.
     pub hidden_bins: u64,
+    /// Live bins with a free block whose own bit is set but a summary bit above it is
+    /// clear, so that a search's descents cannot reach them. Zero once no call is in
+    /// flight.
+    pub unreachable_bins: u64,
     /// Mallocs that held a unit but found no bin with a count for it (HEAP_CONTENTION).
     pub claim_failures: u64,
     /// Mallocs that held a count of a bin but found no zero bit in its bitmap
@@ -280,6 +284,12 @@ impl UAllocReport {
             out.push(format!(
                 "{} bins with free blocks hidden from searches",
                 self.hidden_bins
+            ));
+        }
+        if self.unreachable_bins != 0 {
+            out.push(format!(
+                "{} bins with free blocks under a cleared summary bit",
+                self.unreachable_bins
             ));
         }
         if self.unlisted_empty_bins != 0 {
@@ -313,6 +323,15 @@ impl GpuHeap {
         let bitmaps = self.read_meta(p.bitmap_base, BITMAP_WORDS * bins)?;
         let set_words = (CLASSES << p.set_shift).div_ceil(32);
         let sets = self.read_meta(p.set_layers[0], set_words)?;
+        // The summaries above: layer j + 1 has a bit per word of layer j.
+        let summaries = p.set_layers[1..]
+            .iter()
+            .enumerate()
+            .map(|(j, &base)| {
+                let bits = (CLASSES << p.set_shift) >> (5 * (j + 1));
+                self.read_meta(base, bits.div_ceil(32))
+            })
+            .collect::<Result<Vec<_>>>()?;
         let retire = self.read_meta(p.retire_layers[0], set_words)?;
         let mut report = UAllocReport {
             classes: (0..CLASSES as usize)
@@ -362,7 +381,17 @@ impl GpuHeap {
             }
             let i = ((c as u64) << p.set_shift) + bin as u64;
             let bit = |words: &[u32]| words[(i / 32) as usize] >> (i % 32) & 1 == 1;
-            report.hidden_bins += (c < CLASSES as usize && count > 0 && !bit(&sets)) as u64;
+            if c < CLASSES as usize && count > 0 {
+                let cut = |j: usize, words: &Vec<u32>| {
+                    let k = i >> (5 * (j + 1));
+                    words[(k / 32) as usize] >> (k % 32) & 1 == 0
+                };
+                if !bit(&sets) {
+                    report.hidden_bins += 1;
+                } else if summaries.iter().enumerate().any(|(j, w)| cut(j, w)) {
+                    report.unreachable_bins += 1;
+                }
+            }
             if count == blocks {
                 report.empty_bins += 1;
                 report.unlisted_empty_bins +=

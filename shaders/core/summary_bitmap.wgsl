@@ -10,7 +10,7 @@
 //   sb_search(t, lo, m, seed, descents, scan_words, take) -> u32
 //                                   some set index of the range [lo, lo + 2^m), cleared
 //                                   by this call if `take`: its offset from lo, or SB_NONE
-//   sb_repair(t, j, i)              word i of layer j was seen empty: fix its summary bit
+//   sb_repair(t, j, i, top)         word i of layer j was seen empty: fix its summary bit
 //
 // Layout: layer 0 of bitmap t has a bit per index; bit i of layer j + 1 says that word i of
 // layer j may be non-zero. A range is [k * 2^m, (k + 1) * 2^m): in layer j = m / 5 (its top
@@ -22,19 +22,26 @@
 //   - Summaries may say "non-zero" of a word that is zero (a take never clears them; a
 //     descent that meets such a word clears the summary bit and then reads the word again,
 //     setting the bit back if it has filled meanwhile; a claim that empties a word does
-//     the same at once). sb_set sets the bit and then the summaries, so a set index is
-//     reachable from the top once it returns, unless a repair races with it; sb_search's
-//     last-resort scan of layer 0 looks for what summaries hide.
-//   - Each atomic or look of a set or a repair is issued only once the previous one has
-//     returned (the next step branches on what it returned): atomics on different words
-//     are relaxed, and a summary bit set before the bit it leads to could be cleared by a
-//     repair that does not see that bit yet, hiding it. A set stops at the first summary
-//     bit it finds set, by a look or in its atomic's old value, as a repair that clears
-//     that bit afterwards reads the word below again and finds the set's bit there.
+//     the same at once).
+//   - A set index is reachable from the top once its set has returned, but for a repair
+//     in flight above it, which sets back what it cleared once it has read the word below:
+//     a set climbs until its atomicOr finds its bit already set (whoever set that bit
+//     climbed from there), and a repair that clears a summary bit reads the word below
+//     again and, if it is not empty, sets the bit back the same way, up the layers.
+//     sb_search's last-resort scan of layer 0 finds what is hidden meanwhile.
+//   - Each step of a set or a repair is an atomic read-modify-write, issued only once the
+//     previous one has returned (the next step branches on what it returned), so that of
+//     a set and a repair of the same summary one sees the other's write. A plain load
+//     there may be performed ahead of the atomic before it (WGSL's atomics are relaxed, and
+//     a compiler may hoist a load above the branch on that atomic's result); then both can
+//     miss, the repair leaves the summary clear over the set's bit, and every index under
+//     it is hidden from descents (BENCHMARKS.md, "Hidden summaries"). So a set never looks
+//     before its atomicOr, and a repair reads the word below with atomicOr(word, 0).
 //
 // Loops: a descent visits each layer once (at most 7) and tries at most 32 bits of the
 // layer-0 word it reaches; sb_search makes at most `descents` descents and then scans at
-// most `scan_words` words of layer 0; sb_set_run writes count / 32 + 2 words at most.
+// most `scan_words` words of layer 0; a set or a repair climbs each layer at most once;
+// sb_set_run writes count / 32 + 2 words at most.
 
 const SB_NONE: u32 = 0xffffffffu;
 
@@ -51,13 +58,7 @@ fn sb_lead_to(t: u32, index: u32, first: u32, last: u32) {
     for (var j = first; j <= last; j++) {
         let bit = 1u << (i & 31u);
         let word = sb_layer_base(t, j) + (i >> 5u);
-        // A summary bit is usually set already, and its word is one that many sets hit:
-        // a look, which does not queue behind their atomics, spares most of them.
-        if (j > 0u && (atomicLoad(&heap_meta[word]) & bit) != 0u) {
-            return;
-        }
-        let old = atomicOr(&heap_meta[word], bit);
-        if ((old & bit) != 0u) {
+        if ((atomicOr(&heap_meta[word], bit) & bit) != 0u) {
             return;
         }
         i >>= 5u;
@@ -74,10 +75,9 @@ fn sb_set_run(t: u32, first: u32, count: u32, top: u32) {
         let i0 = first + done;
         let take = min(32u - (i0 & 31u), count - done);
         let bits = select((1u << take) - 1u, 0xffffffffu, take == 32u) << (i0 & 31u);
-        let old0 = atomicOr(&heap_meta[sb_layer_base(t, 0u) + (i0 >> 5u)], bits);
-        // (Unless old0 had all of them, which a set never sees: the summaries are
+        // (Unless the word had all of them, which a set never sees: the summaries are
         // written after this atomic returns.)
-        if ((old0 & bits) != bits) {
+        if ((atomicOr(&heap_meta[sb_layer_base(t, 0u) + (i0 >> 5u)], bits) & bits) != bits) {
             sb_lead_to(t, i0 >> 5u, 1u, top);
         }
         done += take;
@@ -102,12 +102,14 @@ fn sb_pick(word: u32, r: u32) -> u32 {
     return (firstTrailingBit(rotated) + shift) & 31u;
 }
 
-fn sb_repair(t: u32, j: u32, i: u32) {
+fn sb_repair(t: u32, j: u32, i: u32, top: u32) {
     let bit = 1u << (i & 31u);
     let above = sb_layer_base(t, j + 1u) + (i >> 5u);
     let old = atomicAnd(&heap_meta[above], ~bit);
-    if ((old & bit) != 0u && atomicLoad(&heap_meta[sb_layer_base(t, j) + i]) != 0u) {
-        atomicOr(&heap_meta[above], bit);
+    // The bit goes back as a set puts it, up the layers: the clear may have emptied the
+    // word above, whose own summary bit a repair may have cleared since.
+    if ((old & bit) != 0u && atomicOr(&heap_meta[sb_layer_base(t, j) + i], 0u) != 0u) {
+        sb_lead_to(t, i, j + 1u, top);
     }
 }
 
@@ -129,7 +131,7 @@ fn sb_search(t: u32, lo: u32, m: u32, seed: u32, descents: u32, scan_words: u32,
             }
             if (word == 0u) {
                 if (j < top) {
-                    sb_repair(t, j, i);
+                    sb_repair(t, j, i, top);
                 }
                 break;
             }
@@ -146,7 +148,7 @@ fn sb_search(t: u32, lo: u32, m: u32, seed: u32, descents: u32, scan_words: u32,
                     let old = atomicAnd(&heap_meta[w], ~(1u << b));
                     if ((old & (1u << b)) != 0u) {
                         if (old == (1u << b) && top > 0u) {
-                            sb_repair(t, 0u, i); // emptied it: keep descents away
+                            sb_repair(t, 0u, i, top); // emptied it: keep descents away
                         }
                         return i * 32u + b - lo;
                     }

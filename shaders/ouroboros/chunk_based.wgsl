@@ -110,15 +110,16 @@ fn cb_show(k: u32, c: u32) {
     sb_set(CB_INDEX, cb_index_of(k, c), sb_top(OURO_CB_INDEX_SHIFT));
 }
 
-// A walker found no page of class k to take on c: clear c's index bit, then look again and
-// set it back if c is in k with a free page by then. The look depends on what the clear
-// returned, so it comes after it: one made ahead of it could miss a free that raised the
-// count and set the bit just before the clear, and leave c hidden with free pages. A clear
-// that found the bit clear needs no look: whoever raises the count sets the bit after it.
+// A walker found no page of class k to take on c: clear c's index bit, then read again and
+// set it back if c is in k with a free page by then. The reads are atomics (atomicOr with
+// 0) issued once the clear has returned: plain loads could be performed ahead of it, miss
+// a free that raised the count and set the bit just before the clear, and leave c hidden
+// with free pages (summary_bitmap.wgsl). A clear that found the bit clear needs no read:
+// whoever raises the count sets the bit after it.
 fn cb_hide(k: u32, c: u32) {
     if (sb_try_clear(CB_INDEX, cb_index_of(k, c))
-        && atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) == k + 1u
-        && bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) > 0) {
+        && atomicOr(&heap_meta[OURO_CHUNK_INFO + c], 0u) == k + 1u
+        && bitcast<i32>(atomicOr(&heap_meta[OURO_CB_COUNT + c], 0u)) > 0) {
         cb_show(k, c);
     }
 }

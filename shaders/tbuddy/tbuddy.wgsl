@@ -218,7 +218,7 @@ fn tb_merge_pairs(n: u32, p0: u32, p1: u32, seed: u32) -> u32 {
             let word = atomicLoad(&heap_meta[sb_layer_base(AT_BITMAP, 0u) + w]);
             if (word == 0u) {
                 if (summarised) {
-                    sb_repair(AT_BITMAP, 0u, w);
+                    sb_repair(AT_BITMAP, 0u, w, sb_top(m));
                 }
                 continue;
             }

@@ -174,9 +174,14 @@ fn ua_class_for(units: u32) -> u32 {
     return select(0u, 32u - countLeadingZeros(units - 1u), units > 1u);
 }
 
-// Takes one free count of bin `bin` of class c: false (and nothing changed) if the bin is
-// not a live bin of c with a free block.
+// Takes one free count of bin `bin` of class c, which a search found without taking its
+// bit: false (and nothing changed) if the bin is not a live bin of c with a free block.
 fn ua_take_count(bin: u32, c: u32) -> bool {
+    // A look first: a bin seen empty or not of the class costs no atomic. A stale look only
+    // sends the caller to ua_hide, which reads the word again with an atomic.
+    if (!ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
+        return false;
+    }
     let took = ua_take_counts(bin, c, 1u);
     if (took.x == 1u && took.y == 1u) {
         ua_hide(bin, c);
@@ -187,12 +192,12 @@ fn ua_take_count(bin: u32, c: u32) -> bool {
 // Takes up to `k` free counts of bin `bin` of class c with one decrement: how many it took
 // (0 if the bin is not a live bin of c with a free block) and the count it found. The
 // excess is undone at once (ua_undo shows the bin again, or lists it for a give-back, if a
-// free came meanwhile); showing or hiding the bin otherwise is the caller's.
+// free came meanwhile); showing or hiding the bin otherwise is the caller's. No look
+// before the decrement: after a search that took the bin's bit (ua_find_counts), a plain
+// load could be performed ahead of that take and miss the count of a free that set the
+// bit, and the bin would stay hidden with free blocks (summary_bitmap.wgsl says why its
+// steps are atomics). The decrement of a bin that is not c's is undone like any excess.
 fn ua_take_counts(bin: u32, c: u32, k: u32) -> vec2<u32> {
-    // A look first: a bin seen empty or not of the class costs no atomic.
-    if (!ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
-        return vec2<u32>(0u, 0u);
-    }
     let old = atomicSub(&heap_meta[UA_STATE + bin], k * UA_COUNT_ONE);
     let count = ua_count(old);
     var have = min(count, k);
@@ -205,16 +210,17 @@ fn ua_take_counts(bin: u32, c: u32, k: u32) -> vec2<u32> {
     return vec2<u32>(have, count);
 }
 
-// The bin has no free block of class c (or is not c's): clear its summary bit, then look
-// again, setting it back if a free arrived meanwhile. The look depends on what the clear
-// returned, so it is made after the clear: a look that ran ahead of it (nothing orders
-// relaxed atomics on two words otherwise) could miss a free that raised the count and set
-// the bit just before the clear, and leave the bin hidden with free blocks. A clear that
-// found the bit clear needs no look: a free that comes later sets it after it, and a
-// subgroup's search that took it decides after its own decrement (ua_find_counts).
+// The bin has no free block of class c (or is not c's): clear its summary bit, then read
+// its state again, setting the bit back if a free arrived meanwhile. The read is an atomic
+// (atomicOr with 0) issued once the clear has returned: a plain load could be performed
+// ahead of the clear (nothing orders relaxed atomics on two words otherwise), miss a free
+// that raised the count and set the bit just before the clear, and leave the bin hidden
+// with free blocks. A clear that found the bit clear needs no read: a free that comes
+// later sets it after it, and a subgroup's search that took it decides after its own
+// decrement (ua_find_counts).
 fn ua_hide(bin: u32, c: u32) {
     if (sb_try_clear(UA_SETS, ua_set_index(c, bin))
-        && ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
+        && ua_has_free(atomicOr(&heap_meta[UA_STATE + bin], 0u), c)) {
         sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     }
 }
@@ -350,8 +356,9 @@ fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
         if (bin == SB_NONE) {
             return;
         }
+        // An atomic read once the take has returned (ua_hide says why not a load).
         let full = ua_state(c, ua_blocks(c));
-        if (atomicLoad(&heap_meta[UA_STATE + bin]) == full) {
+        if (atomicOr(&heap_meta[UA_STATE + bin], 0u) == full) {
             ua_give_back(bin, c);
         }
     }

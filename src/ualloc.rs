@@ -380,22 +380,17 @@ impl GpuHeap {
                 class.free_blocks += count;
             }
             let i = ((c as u64) << p.set_shift) + bin as u64;
-            let bit = |words: &[u32]| words[(i / 32) as usize] >> (i % 32) & 1 == 1;
+            let bit = |words: &[u32], k: u64| words[(k / 32) as usize] >> (k % 32) & 1 == 1;
             if c < CLASSES as usize && count > 0 {
-                let cut = |j: usize, words: &Vec<u32>| {
-                    let k = i >> (5 * (j + 1));
-                    words[(k / 32) as usize] >> (k % 32) & 1 == 0
-                };
-                if !bit(&sets) {
+                if !bit(&sets, i) {
                     report.hidden_bins += 1;
-                } else if summaries.iter().enumerate().any(|(j, w)| cut(j, w)) {
+                } else if (summaries.iter().enumerate()).any(|(j, w)| !bit(w, i >> (5 * (j + 1)))) {
                     report.unreachable_bins += 1;
                 }
             }
             if count == blocks {
                 report.empty_bins += 1;
-                report.unlisted_empty_bins +=
-                    (retire[(i / 32) as usize] >> (i % 32) & 1 == 0) as u64;
+                report.unlisted_empty_bins += !bit(&retire, i) as u64;
             }
         }
         Ok(Some(report))

@@ -3,7 +3,8 @@
 //! blocks, so that subgroups short of free blocks make fresh bins while others fill the
 //! last ones; on two leaves, bins the tree buddy caps at 4 and 8 blocks, fewer than a
 //! subgroup's lanes, so that a subgroup makes or finds several at once); and a heap cut up
-//! by small blocks, where a bin of 2 KiB blocks no longer fits.
+//! by small blocks, where a bin of 2 KiB blocks no longer fits; and rounds of small blocks
+//! that stay live, after each of which every bin with free blocks can be found.
 
 mod common;
 
@@ -214,4 +215,41 @@ fn mallocs_whose_bin_does_not_fit_take_a_leaf() {
     t.give_all(2048, &large);
     t.give_all(16, &kept);
     t.expect_empty(LEAVES, "cut up");
+}
+
+/// Rounds of many small mallocs that stay live, as a kernel that accumulates results makes
+/// them: after each round the books balance and every bin with free blocks can be reached
+/// from the top of its class's summary bitmap (summary bits cleared over full words once
+/// hid whole ranges of bins: BENCHMARKS.md, "Hidden summaries"); then every block is freed.
+#[test]
+fn accumulated_small_blocks_stay_reachable() {
+    const LEAVES: u64 = 65536; // 256 MiB
+    const MALLOCS: usize = 100_000;
+    let t = Setup::new(LEAVES);
+    let mut rounds = Vec::new();
+    for round in 0..8 {
+        let got = t.run(&t.take, 16, &vec![(0, 0); MALLOCS]);
+        assert!(
+            got.iter().all(|&(h, s)| h != 0 && s == HEAP_OK),
+            "round {round}: a malloc failed"
+        );
+        let books = t.heap.ualloc_report().unwrap().unwrap();
+        assert_eq!(
+            books.inconsistencies(),
+            Vec::<String>::new(),
+            "round {round}"
+        );
+        rounds.push(got);
+    }
+    let mut blocks: Vec<u64> = rounds.iter().flatten().map(|&(h, _)| byte(h)).collect();
+    blocks.sort_unstable();
+    assert!(
+        blocks.windows(2).all(|b| b[0] + 16 <= b[1]),
+        "blocks overlap"
+    );
+    // Each round's blocks carry the pattern of their invocation in that round.
+    for slots in &rounds {
+        t.give_all(16, slots);
+    }
+    t.expect_empty(LEAVES, "every round's blocks freed");
 }

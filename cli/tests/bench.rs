@@ -143,6 +143,44 @@ fn a_cell_over_its_budget_stops_and_says_so() {
 }
 
 #[test]
+fn books_after_every_round_balance() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let options = Options {
+        strategies: vec![Strategy::UAlloc, Strategy::RwBm],
+        tests: vec![Test::Alloc, Test::Accumulate],
+        books: true,
+        ..Options::quick()
+    };
+    let report = bench::run(&gpu, &options, |_| {}).expect("the suite with books runs");
+    assert!(!report.results.is_empty());
+    for r in &report.results {
+        if r.strategy != "ualloc" {
+            assert!(r.extra.keys().all(|k| !k.starts_with("r0_")), "{r:?}");
+            continue;
+        }
+        // The alloc test's warm-up round is round 0; accumulate has no warm-up.
+        let rounds = if r.test == "alloc" {
+            r.rounds + 1
+        } else {
+            r.rounds
+        };
+        for round in 0..rounds {
+            let at = |key: &str| extra(r, &format!("r{round}_{key}"));
+            assert_eq!(at("count"), at("free_blocks"), "{r:?}");
+            assert_eq!((at("hidden"), at("unreachable")), (0.0, 0.0), "{r:?}");
+            if r.test == "alloc" {
+                // Everything was freed: a bin left is an empty one listed for its give-back
+                // (the note would say if one were not).
+                assert_eq!(at("bins"), at("empty"), "{r:?}");
+            } else {
+                assert!(at("bins") > 0.0, "{r:?}");
+            }
+        }
+        assert!(r.note.is_none(), "{r:?}");
+    }
+}
+
+#[test]
 fn compile_only_builds_every_cell_and_measures_nothing() {
     let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
     let options = Options {

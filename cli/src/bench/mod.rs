@@ -149,6 +149,11 @@ pub struct Options {
     /// (BENCHMARKS.md, Method: on NVIDIA, pipelines a process has just compiled can run
     /// slower for a while). Its records say so in their note.
     pub compile_only: bool,
+    /// After every round of the alloc-like tests and accumulate, read the default's books
+    /// (`GpuHeap::ualloc_report`) into the cell's `extra` (`r{round}_` counts: the classes'
+    /// semaphores and their bins' free blocks, bins, hidden, unreachable and empty bins)
+    /// and note any inconsistency; other strategies have none to read.
+    pub books: bool,
 }
 
 impl Options {
@@ -167,6 +172,7 @@ impl Options {
             growable: false,
             cell_budget: None,
             compile_only: false,
+            books: false,
         }
     }
 

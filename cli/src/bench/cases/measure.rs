@@ -58,6 +58,41 @@ fn finish(e: &Engine, record: &mut Record, failures: Failures, corrupted: u64) -
     Ok(())
 }
 
+/// The default's books after round `round` (`Options::books`): the classes' semaphores
+/// against their bins' free blocks, the bins, and the bins that searches cannot see or
+/// reach, as `r{round}_` entries of the record's `extra`; what does not add up goes into
+/// its note.
+fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Result<()> {
+    if !options.books {
+        return Ok(());
+    }
+    let Some(r) = e.heap.ualloc_report()? else {
+        return Ok(());
+    };
+    let count: i64 = r.classes.iter().map(|c| c.count).sum();
+    let free: u64 = r.classes.iter().map(|c| c.free_blocks).sum();
+    let bins: u64 = r.classes.iter().map(|c| c.bins).sum();
+    for (key, value) in [
+        ("count", count as f64),
+        ("free_blocks", free as f64),
+        ("bins", bins as f64),
+        ("hidden", r.hidden_bins as f64),
+        ("unreachable", r.unreachable_bins as f64),
+        ("empty", r.empty_bins as f64),
+    ] {
+        record.extra.insert(format!("r{round}_{key}"), value);
+    }
+    let wrong = r.inconsistencies();
+    if !wrong.is_empty() {
+        let books = format!("books after round {round}: {}", wrong.join("; "));
+        record.note = Some(match record.note.take() {
+            Some(note) => format!("{note}; {books}"),
+            None => books,
+        });
+    }
+    Ok(())
+}
+
 /// Whether a cell that started at `started` has used up its budget (`Options::cell_budget`).
 fn over_budget(options: &Options, started: Instant) -> bool {
     options.cell_budget.is_some_and(|b| started.elapsed() >= b)
@@ -143,6 +178,7 @@ fn survey(
             frees.push(f);
         }
         log.end_round(e, cell.strategy)?;
+        books(e, options, round, &mut record)?;
         if round > 0 && over_budget(options, started) {
             break;
         }
@@ -167,9 +203,10 @@ fn accumulate(e: &Engine, params: Params, options: &Options, mut record: Record)
     let log = FailureLog::new(e)?;
     let mut mallocs = Vec::new();
     let started = Instant::now();
-    for _ in 0..options.rounds {
+    for round in 0..options.rounds {
         mallocs.push(e.run(Kernel::Malloc, params)?);
         e.run(Kernel::Write, params)?;
+        books(e, options, round, &mut record)?;
         if over_budget(options, started) {
             break;
         }

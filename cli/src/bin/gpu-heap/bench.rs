@@ -67,6 +67,10 @@ pub struct Args {
     /// --prime runs).
     #[arg(long, hide = true, conflicts_with = "prime")]
     compile_only: bool,
+    /// After every round, read the default's books into the cell's record (ualloc only):
+    /// its semaphores against its bins, and bins that searches cannot reach.
+    #[arg(long)]
+    books: bool,
 }
 
 #[derive(clap::Args)]
@@ -115,6 +119,7 @@ pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
     options.watchdog = args.watchdog.duration();
     options.cell_budget = args.cell_secs.map(Duration::from_secs);
     options.compile_only = args.compile_only;
+    options.books = args.books;
     if args.compile_only {
         return run_bench(&gpu, &options, None, None, None, None);
     }

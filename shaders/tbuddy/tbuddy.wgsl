@@ -118,11 +118,16 @@ const TB_NOT_RESERVED: u32 = 0xffffffffu;
 fn tb_reserve(leaves: u32) -> u32 {
     let old = atomicSub(&heap_meta[TB_FREE], leaves);
     if (old < leaves || old > TB_LEAVES) {
-        atomicAdd(&heap_meta[TB_FREE], leaves);
+        tb_unreserve(leaves);
         return TB_NOT_RESERVED;
     }
     heap_note_free_items(old - leaves);
     return old;
+}
+
+// Gives back a reservation of `leaves` (tb_reserve) that no block took.
+fn tb_unreserve(leaves: u32) {
+    atomicAdd(&heap_meta[TB_FREE], leaves);
 }
 
 // Leaves before the committed end (all of them unless the heap can grow).
@@ -326,7 +331,8 @@ fn tb_split_and_keep(want: u32, level: u32, got: u32, path_in: u32, mark: bool) 
 }
 
 // What tb_malloc without merges returns in the units of a NULL where it would have merged;
-// its reservation of leaves is then the caller's, to pass back (`reserved`) or give back.
+// its reservation of leaves is then the caller's, to pass back (`reserved`) or give back
+// (tb_unreserve).
 const TB_MERGE_WANTED: u32 = 0xffffffffu;
 
 // Merges region after region (tb_sweep) until a block of order `want` or larger is
@@ -548,7 +554,7 @@ fn tb_malloc(size_bytes: u32, mark: bool, merges: bool, reserved: bool) -> HeapA
     // A merge wanted keeps the reservation for the caller's next call: given back, it could
     // go to a malloc that cuts up the very blocks the merge is to join.
     if (!wants_merge) {
-        atomicAdd(&heap_meta[TB_FREE], 1u << want);
+        tb_unreserve(1u << want);
     }
     return HeapAlloc(HEAP_NULL, select(0u, TB_MERGE_WANTED, wants_merge), status);
 }

@@ -656,7 +656,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
         }
     }
     if (held != TB_NO_ORDER) {
-        atomicAdd(&heap_meta[TB_FREE], 1u << held);
+        tb_unreserve(1u << held);
     }
     // The last pass failed with its block in pieces: out of memory if the merge after it
     // found no pair to merge, else a failure for contention (pairs left, or what it merged
@@ -772,7 +772,7 @@ fn ua_rounds(
             let size = select((UA_LEAF_UNITS * 16u) << ua_bin_order(c), size_bytes, alone);
             let order = tb_order_for(size);
             if (*held != TB_NO_ORDER && *held != order) {
-                atomicAdd(&heap_meta[TB_FREE], 1u << *held);
+                tb_unreserve(1u << *held);
                 *held = TB_NO_ORDER;
             }
             leaf = tb_malloc(size, alone, false, *held == order);

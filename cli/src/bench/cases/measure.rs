@@ -85,10 +85,7 @@ fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Resu
     let wrong = r.inconsistencies();
     if !wrong.is_empty() {
         let books = format!("books after round {round}: {}", wrong.join("; "));
-        record.note = Some(match record.note.take() {
-            Some(note) => format!("{note}; {books}"),
-            None => books,
-        });
+        record.note = joined(record.note.take(), Some(books));
     }
     Ok(())
 }
@@ -105,10 +102,15 @@ fn note_cut(note: &mut Option<String>, options: &Options, ran: u32, planned: u32
     }
     let budget = options.cell_budget.map_or(0.0, |b| b.as_secs_f64());
     let cut = format!("{ran} of {planned} {what}: the cell ran past its budget of {budget} s");
-    *note = Some(match note.take() {
-        Some(note) => format!("{cut}; {note}"),
-        None => cut,
-    });
+    *note = joined(Some(cut), note.take());
+}
+
+/// Two notes as one, `first` first, or the one there is.
+fn joined(first: Option<String>, then: Option<String>) -> Option<String> {
+    match (first, then) {
+        (Some(first), Some(then)) => Some(format!("{first}; {then}")),
+        (first, then) => first.or(then),
+    }
 }
 
 /// Where an Ouroboros heap's memory is (`None` for other strategies): its chunks by use and

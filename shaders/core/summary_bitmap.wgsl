@@ -20,9 +20,9 @@
 //   - An index's layer-0 bit is set only by atomicOr and cleared only by atomicAnd, and a
 //     clear counts as a take only if its old value had the bit: no index is taken twice.
 //   - Summaries may say "non-zero" of a word that is zero (a take never clears them; a
-//     descent that meets such a word clears the summary bit and then reads the word again,
-//     setting the bit back if it has filled meanwhile; a claim that empties a word does
-//     the same at once).
+//     search that met such a word, or emptied one with its claim, repairs the last it
+//     saw once its descents are done: it clears the summary bit and then reads the word
+//     again, setting the bit back if it has filled meanwhile).
 //   - A set index is reachable from the top once its set has returned, but for a repair
 //     in flight above it, which sets back what it cleared once it has read the word below:
 //     a set climbs until its atomicOr finds its bit already set (whoever set that bit
@@ -120,7 +120,13 @@ fn sb_search(t: u32, lo: u32, m: u32, seed: u32, descents: u32, scan_words: u32,
     let top_word = top_lo >> 5u;
     let mask = heap_bits_in(top_word, top_lo, top_lo + (1u << (m - 5u * top)));
     var rng = heap_hash(seed) | 1u;
-    for (var round = 0u; round < descents; round++) {
+    // One repair per search, after the descents: the repair's climbing restore is then
+    // inlined once per search site, and a kernel's code stays small enough to run fast
+    // (BENCHMARKS.md, "Hidden summaries"). A word left unrepaired costs descents a step.
+    var empty_layer = SB_NONE; // word empty_word of this layer was seen empty
+    var empty_word = 0u;
+    var found = SB_NONE;
+    for (var round = 0u; round < descents && found == SB_NONE; round++) {
         var i = top_word; // word index in layer j
         for (var step = 0u; step <= top; step++) {
             let j = top - step;
@@ -131,13 +137,15 @@ fn sb_search(t: u32, lo: u32, m: u32, seed: u32, descents: u32, scan_words: u32,
             }
             if (word == 0u) {
                 if (j < top) {
-                    sb_repair(t, j, i, top);
+                    empty_layer = j;
+                    empty_word = i;
                 }
                 break;
             }
             rng = heap_rng_next(rng);
             if (j == 0u && !take) {
-                return i * 32u + sb_pick(word, rng) - lo;
+                found = i * 32u + sb_pick(word, rng) - lo;
+                break;
             }
             if (j == 0u) {
                 // Claim a bit of this word; one another claimant took first leaves the
@@ -147,10 +155,12 @@ fn sb_search(t: u32, lo: u32, m: u32, seed: u32, descents: u32, scan_words: u32,
                     let b = sb_pick(left, rng);
                     let old = atomicAnd(&heap_meta[w], ~(1u << b));
                     if ((old & (1u << b)) != 0u) {
+                        found = i * 32u + b - lo;
                         if (old == (1u << b) && top > 0u) {
-                            sb_repair(t, 0u, i, top); // emptied it: keep descents away
+                            empty_layer = 0u; // emptied it: keep descents away
+                            empty_word = i;
                         }
-                        return i * 32u + b - lo;
+                        break;
                     }
                     left = old & ~(1u << b);
                     if (j == top) {
@@ -158,10 +168,16 @@ fn sb_search(t: u32, lo: u32, m: u32, seed: u32, descents: u32, scan_words: u32,
                     }
                     rng = heap_rng_next(rng);
                 }
-                break; // the word emptied: descend again
+                break; // claimed, or the word emptied: descend again
             }
             i = i * 32u + sb_pick(word, rng);
         }
+    }
+    if (empty_layer != SB_NONE) {
+        sb_repair(t, empty_layer, empty_word, top);
+    }
+    if (found != SB_NONE) {
+        return found;
     }
     // The summaries hid it, or claimants kept taking what this one saw: scan the range's
     // words of layer 0 (one masked word for a range smaller than a word), from a random

@@ -4,6 +4,8 @@
 //
 // Provides, for bitmap t (the host numbers them and generates sb_layer_base(t, j)):
 //   sb_set(t, i, top)               set index i, then the summaries above it up to `top`
+//   sb_set_joining(t, i, top)       the same, but for a set that finders follow only later
+//                                   (frees): none above a word that had another bit
 //   sb_set_run(t, i, count, top)    the same for `count` indices from i, a word at a time
 //   sb_try_clear(t, i) -> bool      clear i if it is set: true if this call cleared it
 //   sb_is_set(t, i) -> bool
@@ -28,7 +30,10 @@
 //     a set climbs until its atomicOr finds its bit already set (whoever set that bit
 //     climbed from there), and a repair that clears a summary bit reads the word below
 //     again and, if it is not empty, sets the bit back the same way, up the layers.
-//     sb_search's last-resort scan of layer 0 finds what is hidden meanwhile.
+//     sb_set_joining that finds its word holding another index leaves the summaries to
+//     the set that filled the word, which climbs (or has): its index is reachable once
+//     that set has returned. sb_search's last-resort scan of layer 0 finds what is hidden
+//     meanwhile.
 //   - Each step of a set or a repair is an atomic read-modify-write, issued only once the
 //     previous one has returned (the next step branches on what it returned), so that of
 //     a set and a repair of the same summary one sees the other's write. A plain load
@@ -67,6 +72,16 @@ fn sb_lead_to(t: u32, index: u32, first: u32, last: u32) {
 
 fn sb_set(t: u32, i: u32, top: u32) {
     sb_lead_to(t, i, 0u, top);
+}
+
+// Spares the atomic on the summary word above, which the sets of all the word's neighbours
+// hit, wherever the word was not empty; until the set that filled it has climbed, a descent
+// may miss i. So it is for frees, whose blocks mallocs of later dispatches take.
+fn sb_set_joining(t: u32, i: u32, top: u32) {
+    let bit = 1u << (i & 31u);
+    if (atomicOr(&heap_meta[sb_layer_base(t, 0u) + (i >> 5u)], bit) == 0u) {
+        sb_lead_to(t, i >> 5u, 1u, top);
+    }
 }
 
 fn sb_set_run(t: u32, first: u32, count: u32, top: u32) {

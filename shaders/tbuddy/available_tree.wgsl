@@ -5,6 +5,9 @@
 //
 // Provides, for order n and node v:
 //   at_publish(n, v)             mark v available (its bit, then the summaries above it)
+//   at_publish_freed(n, v)       the same for a freed block (sb_set_joining: mallocs of the
+//                                same dispatch may find it only once its word's summaries
+//                                are set by whoever filled the word)
 //   at_publish_run(n, v, count)  the same for an aligned run of nodes, a word at a time
 //   at_try_take(n, v) -> bool    clear v's bit if it is set: true if this call cleared it
 //   at_is_set(n, v) -> bool      whether v is available now
@@ -32,6 +35,10 @@ fn at_index(n: u32, v: u32) -> u32 {
 
 fn at_publish(n: u32, v: u32) {
     sb_set(AT_BITMAP, at_index(n, v), sb_top(TB_TREE_SHIFT - n));
+}
+
+fn at_publish_freed(n: u32, v: u32) {
+    sb_set_joining(AT_BITMAP, at_index(n, v), sb_top(TB_TREE_SHIFT - n));
 }
 
 fn at_publish_run(n: u32, first: u32, count: u32) {

@@ -588,7 +588,7 @@ fn tb_free(ptr: u32) -> HeapFree {
 // tb_malloc handed out unmarked, which it tracks itself) back in the same two steps, the
 // count for many bins at once.
 fn tb_give_back(n: u32, v: u32) {
-    at_publish(n, v);
+    at_publish_freed(n, v);
     tb_count_given(n, 1u);
 }
 

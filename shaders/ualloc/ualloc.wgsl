@@ -330,7 +330,7 @@ fn ua_retire(bin: u32, c: u32) -> u32 {
             }
             sb_try_clear(UA_SETS, ua_set_index(c, bin));
             sb_try_clear(UA_RETIRE, ua_set_index(c, bin));
-            at_publish(ua_bin_order(c), bin >> ua_bin_order(c));
+            at_publish_freed(ua_bin_order(c), bin >> ua_bin_order(c));
             return UA_RETIRED;
         }
         if (r.old_value != full) {

@@ -137,7 +137,8 @@ fn sb_search(t: u32, lo: u32, m: u32, seed: u32, descents: u32, scan_words: u32,
     var rng = heap_hash(seed) | 1u;
     // One repair per search, after the descents: the repair's climbing restore is then
     // inlined once per search site, and a kernel's code stays small enough to run fast
-    // (BENCHMARKS.md, "Hidden summaries"). A word left unrepaired costs descents a step.
+    // (BENCHMARKS.md, "The fix on the H100, and a kernel's code size"). A word left
+    // unrepaired costs later descents a step.
     var empty_layer = SB_NONE; // word empty_word of this layer was seen empty
     var empty_word = 0u;
     var found = SB_NONE;
@@ -183,7 +184,7 @@ fn sb_search(t: u32, lo: u32, m: u32, seed: u32, descents: u32, scan_words: u32,
                     }
                     rng = heap_rng_next(rng);
                 }
-                break; // claimed, or the word emptied: descend again
+                break; // claimed (the descents end), or the word emptied: descend again
             }
             i = i * 32u + sb_pick(word, rng);
         }

@@ -255,6 +255,10 @@ pub struct TBuddyOrder {
     pub reserved: u32,
     /// Nodes of this order marked available.
     pub available: u64,
+    /// Of those, nodes a malloc's descent cannot reach: a summary bit above them is clear.
+    /// None once the dispatches that publish and repair have finished (mallocs would find
+    /// them only by their last-resort scans).
+    pub unreachable: u64,
 }
 
 /// A tree buddy heap's books ([`GpuHeap::tbuddy_report`]): what each order's semaphore
@@ -297,8 +301,12 @@ impl TBuddyReport {
         let orders: Vec<String> = (self.orders.iter().enumerate())
             .filter(|(_, o)| **o != TBuddyOrder::default())
             .map(|(n, o)| {
+                let hidden = match o.unreachable {
+                    0 => String::new(),
+                    k => format!(" ({k} unreachable)"),
+                };
                 format!(
-                    "order {n}: count {}, producing {}, reserved {}, available {}",
+                    "order {n}: count {}, producing {}, reserved {}, available {}{hidden}",
                     o.count, o.producing, o.reserved, o.available
                 )
             })
@@ -314,13 +322,18 @@ impl TBuddyReport {
     }
 
     /// What does not add up with no call in flight: a count that differs from the
-    /// available nodes, a batch or a reservation left behind, free leaves that are not
-    /// the available blocks' leaves. Empty when the books balance.
+    /// available nodes, a batch or a reservation left behind, available nodes that
+    /// descents cannot reach, free leaves that are not the available blocks' leaves. Empty
+    /// when the books balance.
     pub fn inconsistencies(&self) -> Vec<String> {
         let mut out = Vec::new();
         let mut leaves = 0u64;
         for (n, o) in self.orders.iter().enumerate() {
-            if o.count != o.available as i64 || o.producing != 0 || o.reserved != 0 {
+            if o.count != o.available as i64
+                || o.producing != 0
+                || o.reserved != 0
+                || o.unreachable != 0
+            {
                 out.push(format!("order {n}: {o:?}"));
             }
             leaves += o.available << n;
@@ -347,30 +360,38 @@ impl GpuHeap {
         };
         let scalars = self.read_meta(TB_FREE, 4)?;
         let sems = self.read_meta(p.sem_base, 2 * (p.max_order as u64 + 1))?;
-        let bits = self.read_meta(p.layer_bases[0], (2u64 << p.tree_shift).div_ceil(32))?;
+        // Every layer of the available tree, from layer 0 on (plan_layers places them one
+        // after another up to the end of the strategy's state).
+        let words = self.read_meta(p.layer_bases[0], p.state_end - p.layer_bases[0])?;
+        let layer = |j: usize| &words[(p.layer_bases[j] - p.layer_bases[0]) as usize..];
+        let bit = |j: usize, k: u64| layer(j)[(k / 32) as usize] >> (k % 32) & 1 == 1;
         let orders = (0..=p.max_order)
             .map(|n| {
                 let m = p.tree_shift - n;
                 let (lo, hi) = (1u64 << m, 2u64 << m);
-                let available = (lo..hi)
-                    .step_by(32)
-                    .map(|i| {
-                        let word = bits[(i >> 5) as usize];
-                        let span = (hi - i).min(32);
-                        let mask = if span == 32 {
-                            u32::MAX
-                        } else {
-                            ((1u32 << span) - 1) << (i & 31)
-                        };
-                        (word & mask).count_ones() as u64
-                    })
-                    .sum();
+                let (mut available, mut unreachable) = (0, 0);
+                for i in (lo..hi).step_by(32) {
+                    let span = (hi - i).min(32);
+                    let mask = if span == 32 {
+                        u32::MAX
+                    } else {
+                        ((1u32 << span) - 1) << (i & 31)
+                    };
+                    let nodes = (layer(0)[(i >> 5) as usize] & mask).count_ones() as u64;
+                    available += nodes;
+                    // Layers 1 up to the order's top one (sb_top) lead to word i / 32.
+                    let top = (m / 5) as usize;
+                    if (1..=top).any(|j| !bit(j, i >> (5 * j))) {
+                        unreachable += nodes;
+                    }
+                }
                 let e = sems[2 * n as usize + 1];
                 TBuddyOrder {
                     count: sems[2 * n as usize] as i32 as i64,
                     producing: e >> BSEM_R_BITS,
                     reserved: e & ((1 << BSEM_R_BITS) - 1),
                     available,
+                    unreachable,
                 }
             })
             .collect();

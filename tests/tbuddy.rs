@@ -139,6 +139,58 @@ fn a_heap_freed_in_leaves_serves_the_whole_heap() {
     assert_books(&heap, 0);
 }
 
+/// Writes `summary[0]` into the first `summary[1]` words of layer 1 of the available tree.
+const SUMMARIES: &str = r#"
+#include "alloc.wgsl"
+@group(1) @binding(0) var<storage, read_write> summary: array<u32>;
+@compute @workgroup_size(1)
+fn write_layer_1() {
+    for (var w = 0u; w < summary[1]; w++) {
+        atomicStore(&gpu_heap_meta[gpu_heap_sb_layer_base(GPU_HEAP_AT_BITMAP, 1u) + w], summary[0]);
+    }
+}
+"#;
+
+/// The books count available blocks that descents cannot reach, under a summary bit that
+/// is clear (what the race of a set and a repair once left: BENCHMARKS.md, "Hidden
+/// summaries"), and call them an inconsistency; summary bits over empty words are only
+/// stale, which the books allow.
+#[test]
+fn the_books_see_blocks_that_summaries_hide() {
+    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    // 2^12 leaves, all freed one by one: order 0 (tree indices 2^12 to 2^13, under layers
+    // 1 and 2) holds every leaf.
+    const LEAF_COUNT: u32 = 1 << 12;
+    let heap = tbuddy_heap(&gpu, LEAF_COUNT as u64, 256, LEAF_COUNT as u64 * 256);
+    let handles = common::storage(&gpu, "handles", LEAF_COUNT as u64 * 4);
+    for entry in ["take", "give"] {
+        Kernel::new(&gpu, &heap, LEAVES, entry, &[common::RW]).run(
+            &gpu,
+            &heap,
+            &[&handles],
+            LEAF_COUNT / 64,
+        );
+    }
+    assert_all_free(&heap, LEAF_COUNT as u64);
+    // Layer 1 has a bit per word of layer 0: 2^13 / 1024 words. Cleared, it hides every
+    // leaf; all set, it is stale over the other orders' empty words.
+    let layer_1_words = (2 * LEAF_COUNT) / 1024;
+    for (value, hidden) in [(0u32, LEAF_COUNT as u64), (u32::MAX, 0)] {
+        let summary = common::storage_from(&gpu, "summary", &[value, layer_1_words]);
+        Kernel::new(&gpu, &heap, SUMMARIES, "write_layer_1", &[common::RW]).run(
+            &gpu,
+            &heap,
+            &[&summary],
+            1,
+        );
+        let report = heap.tbuddy_report().unwrap().unwrap();
+        assert_eq!(report.orders[0].available, LEAF_COUNT as u64);
+        assert_eq!(report.orders[0].unreachable, hidden, "{}", report.summary());
+        let problems = report.inconsistencies();
+        assert_eq!(problems.is_empty(), hidden == 0, "{problems:?}");
+    }
+}
+
 /// Trees of 2^24 leaves, 128 sweep regions, two blocks of the largest order: the leftovers
 /// of a batch split for one leaf, or one top block in pieces of 2^17 leaves beside a live top
 /// block (either one), come back together for a malloc of the largest order.

@@ -81,10 +81,10 @@ impl Checks {
     /// Audits a heap between dispatches. Ouroboros: no page may be unaccounted for, no
     /// queue chunk unreachable, no linked queue stalled behind a finished chunk, and no
     /// linked queue's search out of rounds (each is memory the heap has lost for good).
-    /// Tree buddy: every order's semaphore matches its available nodes, no batch or
-    /// reservation is left behind, and the free leaves are the available blocks' leaves;
-    /// contention failures are reported by cause. UAlloc: every class's semaphore matches
-    /// its bins' free blocks, every bin's count its bitmap.
+    /// Tree buddy: every order's semaphore matches its available nodes, which descents
+    /// can all reach, no batch or reservation is left behind, and the free leaves are the
+    /// available blocks' leaves; contention failures are reported by cause. UAlloc: every
+    /// class's semaphore matches its bins' free blocks, every bin's count its bitmap.
     pub(super) fn audit(&mut self, heap: &GpuHeap, phase: &str) -> crate::Result<()> {
         if let Some(report) = heap.tbuddy_report()? {
             for problem in report.inconsistencies() {

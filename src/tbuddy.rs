@@ -28,7 +28,7 @@ use crate::layout::{STRATEGY_SCALAR_WORDS, UNIT_BYTES};
 use crate::meta::STAT_WORDS;
 use crate::ouroboros::shared::BSEM_R_BITS;
 use crate::strategy::{FamilyPlan, PlanInput, StrategyPlan};
-use crate::summary_bitmap::{layer_base_wgsl, plan_layers};
+use crate::summary_bitmap::{layer_base_wgsl, plan_layers, Layers};
 
 /// heap_meta scalars: the free leaves not reserved by a malloc in flight, and the mallocs
 /// that failed for contention by cause.
@@ -360,11 +360,7 @@ impl GpuHeap {
         };
         let scalars = self.read_meta(TB_FREE, 4)?;
         let sems = self.read_meta(p.sem_base, 2 * (p.max_order as u64 + 1))?;
-        // Every layer of the available tree, from layer 0 on (plan_layers places them one
-        // after another up to the end of the strategy's state).
-        let words = self.read_meta(p.layer_bases[0], p.state_end - p.layer_bases[0])?;
-        let layer = |j: usize| &words[(p.layer_bases[j] - p.layer_bases[0]) as usize..];
-        let bit = |j: usize, k: u64| layer(j)[(k / 32) as usize] >> (k % 32) & 1 == 1;
+        let tree = Layers::read(self, &p.layer_bases, 2 << p.tree_shift)?;
         let orders = (0..=p.max_order)
             .map(|n| {
                 let m = p.tree_shift - n;
@@ -377,11 +373,9 @@ impl GpuHeap {
                     } else {
                         ((1u32 << span) - 1) << (i & 31)
                     };
-                    let nodes = (layer(0)[(i >> 5) as usize] & mask).count_ones() as u64;
+                    let nodes = (tree.words()[(i >> 5) as usize] & mask).count_ones() as u64;
                     available += nodes;
-                    // Layers 1 up to the order's top one (sb_top) lead to word i / 32.
-                    let top = (m / 5) as usize;
-                    if (1..=top).any(|j| !bit(j, i >> (5 * j))) {
+                    if !tree.reachable(i, m / 5) {
                         unreachable += nodes;
                     }
                 }

@@ -27,7 +27,7 @@ use crate::heap::GpuHeap;
 use crate::layout::UNIT_BYTES;
 use crate::ouroboros::shared::BSEM_R_BITS;
 use crate::strategy::{FamilyPlan, PlanInput, StrategyPlan};
-use crate::summary_bitmap::{layer_base_wgsl, plan_layers};
+use crate::summary_bitmap::{layer_base_wgsl, plan_layers, Layers};
 use crate::tbuddy::{TBuddyPlan, TB_MERGE_FAILURES};
 
 /// Bytes of the tree buddy's leaf under UAlloc, the smallest bin.
@@ -321,18 +321,8 @@ impl GpuHeap {
         let sems = self.read_meta(p.sem_base, 2 * CLASSES)?;
         let states = self.read_meta(p.state_base, bins)?;
         let bitmaps = self.read_meta(p.bitmap_base, BITMAP_WORDS * bins)?;
-        let set_words = (CLASSES << p.set_shift).div_ceil(32);
-        let sets = self.read_meta(p.set_layers[0], set_words)?;
-        // The summaries above: layer j + 1 has a bit per word of layer j.
-        let summaries = p.set_layers[1..]
-            .iter()
-            .enumerate()
-            .map(|(j, &base)| {
-                let bits = (CLASSES << p.set_shift) >> (5 * (j + 1));
-                self.read_meta(base, bits.div_ceil(32))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let retire = self.read_meta(p.retire_layers[0], set_words)?;
+        let sets = Layers::read(self, &p.set_layers, CLASSES << p.set_shift)?;
+        let retire = Layers::read(self, &p.retire_layers[..1], CLASSES << p.set_shift)?;
         let mut report = UAllocReport {
             classes: (0..CLASSES as usize)
                 .map(|c| {
@@ -380,17 +370,16 @@ impl GpuHeap {
                 class.free_blocks += count;
             }
             let i = ((c as u64) << p.set_shift) + bin as u64;
-            let bit = |words: &[u32], k: u64| words[(k / 32) as usize] >> (k % 32) & 1 == 1;
             if c < CLASSES as usize && count > 0 {
-                if !bit(&sets, i) {
+                if !sets.is_set(i) {
                     report.hidden_bins += 1;
-                } else if (summaries.iter().enumerate()).any(|(j, w)| !bit(w, i >> (5 * (j + 1)))) {
+                } else if !sets.reachable(i, p.set_shift / 5) {
                     report.unreachable_bins += 1;
                 }
             }
             if count == blocks {
                 report.empty_bins += 1;
-                report.unlisted_empty_bins += !bit(&retire, i) as u64;
+                report.unlisted_empty_bins += !retire.is_set(i) as u64;
             }
         }
         Ok(Some(report))

@@ -20,6 +20,7 @@ use super::{
 };
 use crate::error::Result;
 use crate::heap::GpuHeap;
+use crate::summary_bitmap::Layers;
 
 /// A snapshot of an Ouroboros heap: its chunks by use, and each size class's pages.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +43,10 @@ pub struct OuroborosReport {
     /// an enqueue and a dequeue: between dispatches such a chunk is finished, so one that
     /// front still holds keeps every chunk after it from the pool.
     pub stalled_queue_chunks: Option<u32>,
+    /// Chunks that a class's index lists as holding free pages but that no descent of the
+    /// index reaches, a summary bit above them being clear (chunk-based heaps; `None` for
+    /// page-based ones): 0 between dispatches, else mallocs find them only by scanning.
+    pub unreachable_index_chunks: Option<u64>,
     /// Why enqueues failed, over the heap's lifetime and all its queues.
     pub enqueue_failures: EnqueueFailures,
     /// Dequeues of a virtualized page queue that gave up on a slot holding a queue chunk's
@@ -331,6 +336,13 @@ impl GpuHeap {
             QueueKind::VirtualArray if page_based => Some(self.vaq_chunks(g)?),
             _ => vlq.map(|w| w.reachable),
         };
+        let unreachable_index_chunks = if page_based {
+            None
+        } else {
+            let shift = g.cb_index_shift();
+            let index = Layers::read(self, &g.cb_index, (g.base_classes as u64) << shift)?;
+            Some(index.unreachable(shift / 5))
+        };
         Ok(Some(OuroborosReport {
             chunks: g.chunks,
             fresh_left: end - fresh,
@@ -338,6 +350,7 @@ impl GpuHeap {
             queue_chunks,
             unreachable_queue_chunks: reachable.map(|r: u32| queue_chunks.saturating_sub(r)),
             stalled_queue_chunks: vlq.map(|w| w.stalled),
+            unreachable_index_chunks,
             enqueue_failures: EnqueueFailures::from_words(&head[ENQUEUE_FAILS_WORD as usize..]),
             stale_dequeues: head[STALE_DEQUEUES_WORD as usize],
             page_events: PageEvents::from_words(&head[PAGE_EVENTS_WORD as usize..]),

@@ -79,8 +79,9 @@ impl Checks {
     }
 
     /// Audits a heap between dispatches. Ouroboros: no page may be unaccounted for, no
-    /// queue chunk unreachable, no linked queue stalled behind a finished chunk, and no
-    /// linked queue's search out of rounds (each is memory the heap has lost for good).
+    /// queue chunk unreachable, no linked queue stalled behind a finished chunk, no linked
+    /// queue's search out of rounds (each is memory the heap has lost for good), and no
+    /// chunk of a chunk-based heap's index out of its descents' reach.
     /// Tree buddy: every order's semaphore matches its available nodes, which descents
     /// can all reach, no batch or reservation is left behind, and the free leaves are the
     /// available blocks' leaves; contention failures are reported by cause. UAlloc: every
@@ -119,6 +120,9 @@ impl Checks {
             }
             if let Some(u) = report.stalled_queue_chunks {
                 self.equal(&format!("{phase}: queue chunks front cannot pass"), u, 0);
+            }
+            if let Some(u) = report.unreachable_index_chunks {
+                self.equal(&format!("{phase}: indexed chunks no descent reaches"), u, 0);
             }
             // A linked queue's search that runs out leaves its position unfinished.
             self.equal(

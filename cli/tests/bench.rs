@@ -168,6 +168,7 @@ fn books_after_every_round_balance() {
             let at = |key: &str| extra(r, &format!("r{round}_{key}"));
             assert_eq!(at("count"), at("free_blocks"), "{r:?}");
             assert_eq!((at("hidden"), at("unreachable")), (0.0, 0.0), "{r:?}");
+            assert_eq!(at("tree_unreachable"), 0.0, "{r:?}");
             if r.test == "alloc" {
                 // Everything was freed: a bin left is an empty one listed for its give-back
                 // (the note would say if one were not).

@@ -59,9 +59,9 @@ fn finish(e: &Engine, record: &mut Record, failures: Failures, corrupted: u64) -
 }
 
 /// The default's books after round `round` (`Options::books`): the classes' semaphores
-/// against their bins' free blocks, the bins, and the bins that searches cannot see or
-/// reach, as `r{round}_` entries of the record's `extra`; what does not add up goes into
-/// its note.
+/// against their bins' free blocks, the bins, the bins that searches cannot see or reach,
+/// and the tree buddy's available blocks that descents cannot reach, as `r{round}_`
+/// entries of the record's `extra`; what does not add up, in either, goes into its note.
 fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Result<()> {
     if !options.books {
         return Ok(());
@@ -82,7 +82,16 @@ fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Resu
     ] {
         record.extra.insert(format!("r{round}_{key}"), value);
     }
-    let wrong = r.inconsistencies();
+    let mut wrong = r.inconsistencies();
+    if let Some(tree) = e.heap.tbuddy_report()? {
+        let unreachable: u64 = tree.orders.iter().map(|o| o.unreachable).sum();
+        (record.extra).insert(format!("r{round}_tree_unreachable"), unreachable as f64);
+        wrong.extend(
+            tree.inconsistencies()
+                .into_iter()
+                .map(|w| format!("tree: {w}")),
+        );
+    }
     if !wrong.is_empty() {
         let books = format!("books after round {round}: {}", wrong.join("; "));
         record.note = joined(record.note.take(), Some(books));

@@ -68,7 +68,8 @@ pub struct Args {
     #[arg(long, hide = true, conflicts_with = "prime")]
     compile_only: bool,
     /// After every round, read the default's books into the cell's record (ualloc only):
-    /// its semaphores against its bins, and bins that searches cannot reach.
+    /// its semaphores against its bins, and bins or tree buddy blocks that searches cannot
+    /// reach.
     #[arg(long)]
     books: bool,
 }

@@ -112,27 +112,33 @@ fn assert_all_free(heap: &GpuHeap, leaves: u64) {
     assert_books(heap, leaves);
 }
 
+/// A heap of `leaf_count` leaves of 256 B, every leaf allocated and then freed one by
+/// one: it holds nothing but available leaves (frees publish blocks at their order).
+fn heap_freed_in_leaves(gpu: &Gpu, leaf_count: u32) -> GpuHeap {
+    let heap = tbuddy_heap(gpu, leaf_count as u64, 256, leaf_count as u64 * 256);
+    let handles = common::storage(gpu, "handles", leaf_count as u64 * 4);
+    for entry in ["take", "give"] {
+        Kernel::new(gpu, &heap, LEAVES, entry, &[common::RW]).run(
+            gpu,
+            &heap,
+            &[&handles],
+            leaf_count / 64,
+        );
+        if entry == "take" {
+            let taken = common::read_words(gpu, &handles, leaf_count as u64);
+            assert!(taken.iter().all(|&h| h != 0), "the heap did not fill");
+        }
+    }
+    assert_all_free(&heap, leaf_count as u64);
+    heap
+}
+
 /// Every leaf of a heap of 2^18 leaves (two sweep regions) allocated and freed: the heap
 /// then holds nothing but leaves, and one malloc of the whole heap merges them all.
 #[test]
 fn a_heap_freed_in_leaves_serves_the_whole_heap() {
     let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
-    const LEAF_COUNT: u32 = 1 << 18;
-    let heap = tbuddy_heap(&gpu, LEAF_COUNT as u64, 256, LEAF_COUNT as u64 * 256);
-    let handles = common::storage(&gpu, "handles", LEAF_COUNT as u64 * 4);
-    for entry in ["take", "give"] {
-        Kernel::new(&gpu, &heap, LEAVES, entry, &[common::RW]).run(
-            &gpu,
-            &heap,
-            &[&handles],
-            LEAF_COUNT / 64,
-        );
-        if entry == "take" {
-            let taken = common::read_words(&gpu, &handles, LEAF_COUNT as u64);
-            assert!(taken.iter().all(|&h| h != 0), "the heap did not fill");
-        }
-    }
-    assert_all_free(&heap, LEAF_COUNT as u64);
+    let heap = heap_freed_in_leaves(&gpu, 1 << 18);
     let out = common::storage(&gpu, "out", 16);
     let words = run_on(&gpu, &heap, KERNEL, "small_then_whole", &out, 1);
     assert_eq!(&words[..3], &[gpu_heap::HEAP_OK; 3], "statuses {words:?}");
@@ -161,17 +167,7 @@ fn the_books_see_blocks_that_summaries_hide() {
     // 2^12 leaves, all freed one by one: order 0 (tree indices 2^12 to 2^13, under layers
     // 1 and 2) holds every leaf.
     const LEAF_COUNT: u32 = 1 << 12;
-    let heap = tbuddy_heap(&gpu, LEAF_COUNT as u64, 256, LEAF_COUNT as u64 * 256);
-    let handles = common::storage(&gpu, "handles", LEAF_COUNT as u64 * 4);
-    for entry in ["take", "give"] {
-        Kernel::new(&gpu, &heap, LEAVES, entry, &[common::RW]).run(
-            &gpu,
-            &heap,
-            &[&handles],
-            LEAF_COUNT / 64,
-        );
-    }
-    assert_all_free(&heap, LEAF_COUNT as u64);
+    let heap = heap_freed_in_leaves(&gpu, LEAF_COUNT);
     // Layer 1 has a bit per word of layer 0: 2^13 / 1024 words. Cleared, it hides every
     // leaf; all set, it is stale over the other orders' empty words.
     let layer_1_words = (2 * LEAF_COUNT) / 1024;

@@ -85,7 +85,8 @@ fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Resu
     let mut wrong = r.inconsistencies();
     if let Some(tree) = e.heap.tbuddy_report()? {
         let unreachable: u64 = tree.orders.iter().map(|o| o.unreachable).sum();
-        (record.extra).insert(format!("r{round}_tree_unreachable"), unreachable as f64);
+        let key = format!("r{round}_tree_unreachable");
+        record.extra.insert(key, unreachable as f64);
         wrong.extend(
             tree.inconsistencies()
                 .into_iter()

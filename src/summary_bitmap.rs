@@ -65,18 +65,20 @@ impl Layers {
     }
 }
 
-/// `sb_layer_base(t, j)`: bitmap `t`'s layer `j` is at `bitmaps[t][j]`.
+/// `sb_layer_base(t, j)`: bitmap `t`'s layer `j` is at `bitmaps[t][j]`. Every call site
+/// names its bitmap with a constant, so once inlined the branch on `t` folds away and the
+/// layer is a chain of selects on `j`, without branches: the shaders inline it at every
+/// step of every set, repair and descent.
 pub(crate) fn layer_base_wgsl(s: &mut String, bitmaps: &[&[u64]]) {
-    let _ = writeln!(
-        s,
-        "fn sb_layer_base(t: u32, j: u32) -> u32 {{\n    switch t * 8u + j {{"
-    );
+    let _ = writeln!(s, "fn sb_layer_base(t: u32, j: u32) -> u32 {{");
     for (t, layers) in bitmaps.iter().enumerate() {
-        for (j, base) in layers.iter().enumerate() {
-            let _ = writeln!(s, "        case {}u: {{ return {base}u; }}", t * 8 + j);
+        let mut chain = format!("{}u", layers.last().copied().unwrap_or(0));
+        for (j, base) in layers.iter().enumerate().rev().skip(1) {
+            chain = format!("select({chain}, {base}u, j == {j}u)");
         }
+        let _ = writeln!(s, "    if (t == {t}u) {{\n        return {chain};\n    }}");
     }
-    let _ = writeln!(s, "        default: {{ return 0u; }}\n    }}\n}}");
+    let _ = writeln!(s, "    return 0u;\n}}");
 }
 
 #[cfg(test)]

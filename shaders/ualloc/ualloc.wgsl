@@ -785,7 +785,7 @@ fn ua_rounds(
             } else {
                 if (leaf.units == TB_MERGE_WANTED) {
                     // Only in pieces: the next pass merges first (the last one fails).
-                    *merge = tb_order_for(select(UA_LEAF_UNITS * 16u, size_bytes, large));
+                    *merge = *held;
                 }
                 if (*merge != TB_NO_ORDER && !last) {
                     status = HEAP_OUT_OF_MEMORY;
@@ -832,7 +832,7 @@ fn ua_rounds(
                 retry = true;
             } else if (bsem_count(s) <= 0 && leaf.units == TB_MERGE_WANTED && !last) {
                 // The tree buddy has the leaves only in pieces: merge, then try again.
-                *merge = ua_bin_order(c);
+                *merge = *held;
                 status = HEAP_OUT_OF_MEMORY;
                 stopped = true;
             } else if (bsem_count(s) <= 0 && ua_bin_order(c) > 0u) {

@@ -135,9 +135,11 @@ fn tb_live_leaves() -> u32 {
     return min(heap_committed_units() >> TB_LEAF_SHIFT, TB_LEAVES);
 }
 
-// Orders a batch spans: a malloc that finds no block of its order splits one of up to 2^9
-// times its size, publishing the other 511 blocks for the waiters (see the header).
-const TB_BATCH_SHIFT: u32 = 9u;
+// Orders a batch spans: a malloc that finds no block of its order splits one of up to
+// 2^12 times its size, publishing the other 4095 blocks for the waiters (see the header):
+// with a million mallocs of one order, smaller batches leave thousands of producers, each
+// a waiter on the order above, and a dispatch's time then hangs on how they interleave.
+const TB_BATCH_SHIFT: u32 = 12u;
 
 // A batch of order n is one block of a larger order, split into blocks of n: the producer
 // keeps one and publishes the rest. The larger order is the lowest of the next

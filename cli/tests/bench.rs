@@ -146,7 +146,7 @@ fn a_cell_over_its_budget_stops_and_says_so() {
 fn books_after_every_round_balance() {
     let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
     let options = Options {
-        strategies: vec![Strategy::UAlloc, Strategy::RwBm],
+        strategies: vec![Strategy::UAlloc, Strategy::TBuddy, Strategy::RwBm],
         tests: vec![Test::Alloc, Test::Accumulate],
         books: true,
         ..Options::quick()
@@ -154,16 +154,26 @@ fn books_after_every_round_balance() {
     let report = bench::run(&gpu, &options, |_| {}).expect("the suite with books runs");
     assert!(!report.results.is_empty());
     for r in &report.results {
-        if r.strategy != "ualloc" {
-            assert!(r.extra.keys().all(|k| !k.starts_with("r0_")), "{r:?}");
-            continue;
-        }
         // The alloc test's warm-up round is round 0; accumulate has no warm-up.
         let rounds = if r.test == "alloc" {
             r.rounds + 1
         } else {
             r.rounds
         };
+        if r.strategy == "tbuddy" {
+            // The tree buddy alone has only the tree's books.
+            for round in 0..rounds {
+                let key = format!("r{round}_tree_unreachable");
+                assert_eq!(extra(r, &key), 0.0, "{r:?}");
+            }
+            assert!(!r.extra.contains_key("r0_count"), "{r:?}");
+            assert!(r.note.is_none(), "{r:?}");
+            continue;
+        }
+        if r.strategy != "ualloc" {
+            assert!(r.extra.keys().all(|k| !k.starts_with("r0_")), "{r:?}");
+            continue;
+        }
         for round in 0..rounds {
             let at = |key: &str| extra(r, &format!("r{round}_{key}"));
             assert_eq!(at("count"), at("free_blocks"), "{r:?}");

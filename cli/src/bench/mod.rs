@@ -149,11 +149,11 @@ pub struct Options {
     /// (BENCHMARKS.md, Method: on NVIDIA, pipelines a process has just compiled can run
     /// slower for a while). Its records say so in their note.
     pub compile_only: bool,
-    /// After every round of the alloc-like tests and accumulate, read the default's books
-    /// (`GpuHeap::ualloc_report`, `GpuHeap::tbuddy_report`) into the cell's `extra`
-    /// (`r{round}_` counts: the classes' semaphores and their bins' free blocks, bins,
-    /// hidden, unreachable and empty bins, the tree buddy's unreachable blocks) and note any
-    /// inconsistency; other strategies have none to read.
+    /// After every round of the alloc-like tests and accumulate, read the books of ualloc
+    /// and tbuddy (`GpuHeap::ualloc_report`, `GpuHeap::tbuddy_report`) into the cell's
+    /// `extra` (`r{round}_` counts: the classes' semaphores and their bins' free blocks,
+    /// bins, hidden, unreachable and empty bins, the tree buddy's unreachable blocks) and
+    /// note any inconsistency; other strategies have none to read.
     pub books: bool,
 }
 

@@ -58,31 +58,32 @@ fn finish(e: &Engine, record: &mut Record, failures: Failures, corrupted: u64) -
     Ok(())
 }
 
-/// The default's books after round `round` (`Options::books`): the classes' semaphores
-/// against their bins' free blocks, the bins, the bins that searches cannot see or reach,
-/// and the tree buddy's available blocks that descents cannot reach, as `r{round}_`
-/// entries of the record's `extra`; what does not add up, in either, goes into its note.
+/// The books of the default and of the tree buddy after round `round` (`Options::books`):
+/// UAlloc's classes' semaphores against their bins' free blocks, the bins, the bins that
+/// searches cannot see or reach, and the tree buddy's available blocks that descents cannot
+/// reach (under UAlloc or alone), as `r{round}_` entries of the record's `extra`; what does
+/// not add up goes into its note.
 fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Result<()> {
     if !options.books {
         return Ok(());
     }
-    let Some(r) = e.heap.ualloc_report()? else {
-        return Ok(());
-    };
-    let count: i64 = r.classes.iter().map(|c| c.count).sum();
-    let free: u64 = r.classes.iter().map(|c| c.free_blocks).sum();
-    let bins: u64 = r.classes.iter().map(|c| c.bins).sum();
-    for (key, value) in [
-        ("count", count as f64),
-        ("free_blocks", free as f64),
-        ("bins", bins as f64),
-        ("hidden", r.hidden_bins as f64),
-        ("unreachable", r.unreachable_bins as f64),
-        ("empty", r.empty_bins as f64),
-    ] {
-        record.extra.insert(format!("r{round}_{key}"), value);
+    let mut wrong = Vec::new();
+    if let Some(r) = e.heap.ualloc_report()? {
+        let count: i64 = r.classes.iter().map(|c| c.count).sum();
+        let free: u64 = r.classes.iter().map(|c| c.free_blocks).sum();
+        let bins: u64 = r.classes.iter().map(|c| c.bins).sum();
+        for (key, value) in [
+            ("count", count as f64),
+            ("free_blocks", free as f64),
+            ("bins", bins as f64),
+            ("hidden", r.hidden_bins as f64),
+            ("unreachable", r.unreachable_bins as f64),
+            ("empty", r.empty_bins as f64),
+        ] {
+            record.extra.insert(format!("r{round}_{key}"), value);
+        }
+        wrong = r.inconsistencies();
     }
-    let mut wrong = r.inconsistencies();
     if let Some(tree) = e.heap.tbuddy_report()? {
         let unreachable: u64 = tree.orders.iter().map(|o| o.unreachable).sum();
         let key = format!("r{round}_tree_unreachable");

@@ -67,9 +67,9 @@ pub struct Args {
     /// --prime runs).
     #[arg(long, hide = true, conflicts_with = "prime")]
     compile_only: bool,
-    /// After every round, read the default's books into the cell's record (ualloc only):
-    /// its semaphores against its bins, and bins or tree buddy blocks that searches cannot
-    /// reach.
+    /// After every round, read the books of ualloc and tbuddy into the cell's record:
+    /// ualloc's semaphores against its bins, and bins or tree buddy blocks that searches
+    /// cannot reach.
     #[arg(long)]
     books: bool,
 }

@@ -105,7 +105,8 @@ fn churn(gpu: &Gpu, heap: &GpuHeap, strategy: Strategy, early: u32, dispatches: 
         }
         assert!(
             report.queue_chunks <= first + slack,
-            "{strategy:?}: {first} queue chunks after {early} dispatches, {} after {dispatch}",
+            "{strategy:?}: {first} queue chunks after {early} dispatches, {} after {dispatch}; \
+             the books then: {report:?}",
             report.queue_chunks
         );
     }

@@ -35,6 +35,12 @@ pub struct OuroborosReport {
     pub pooled: i32,
     /// Chunks serving as queue chunks (virtualized queues; their info names the queue).
     pub queue_chunks: u32,
+    /// Of those, the drained chunks that linked queues keep behind their fronts, summed over
+    /// the queues (`ouro-p-vl`, `ouro-c-vl`; `None` otherwise): each queue keeps its last
+    /// `OURO_VL_TRAIL` drained chunks (the paper's safety distance) and frees the one that
+    /// falls behind them, so the trail fills over a queue's first front moves and then
+    /// stays; the rest of `queue_chunks` holds the queues' live positions.
+    pub trailing_queue_chunks: Option<u32>,
     /// Queue chunks that no pointer of their queue reaches (page-based VAQ and VLQ; `None`
     /// otherwise): memory lost to the heap.
     pub unreachable_queue_chunks: Option<u32>,
@@ -210,6 +216,9 @@ impl OuroborosReport {
             self.page_chunks(),
             self.queue_chunks
         );
+        if let Some(t) = self.trailing_queue_chunks {
+            s += &format!(" ({t} trailing)");
+        }
         if let Some(u) = self.unreachable_queue_chunks {
             s += &format!(" ({u} unreachable)");
         }
@@ -336,6 +345,16 @@ impl GpuHeap {
             QueueKind::VirtualArray if page_based => Some(self.vaq_chunks(g)?),
             _ => vlq.map(|w| w.reachable),
         };
+        let trailing_queue_chunks = if g.queue_kind == QueueKind::VirtualLinked {
+            // Word 0 of a linked queue's slot range counts its chunks between old and front.
+            let mut trailing = 0;
+            for &(base, _) in &g.vaq {
+                trailing += self.read_meta(base, 1)?[0];
+            }
+            Some(trailing)
+        } else {
+            None
+        };
         let unreachable_index_chunks = if page_based {
             None
         } else {
@@ -348,6 +367,7 @@ impl GpuHeap {
             fresh_left: end - fresh,
             pooled: head[queue(g.classes)] as i32,
             queue_chunks,
+            trailing_queue_chunks,
             unreachable_queue_chunks: reachable.map(|r: u32| queue_chunks.saturating_sub(r)),
             stalled_queue_chunks: vlq.map(|w| w.stalled),
             unreachable_index_chunks,

@@ -345,15 +345,20 @@ impl GpuHeap {
             QueueKind::VirtualArray if page_based => Some(self.vaq_chunks(g)?),
             _ => vlq.map(|w| w.reachable),
         };
-        let trailing_queue_chunks = if g.queue_kind == QueueKind::VirtualLinked {
-            // Word 0 of a linked queue's slot range counts its chunks between old and front.
-            let mut trailing = 0;
-            for &(base, _) in &g.vaq {
-                trailing += self.read_meta(base, 1)?[0];
+        let trailing_queue_chunks = match (g.queue_kind, g.vaq.first(), g.vaq.last()) {
+            // Word 0 of a linked queue's slot range counts its chunks between old and front;
+            // the queues' ranges lie one after another, so one read covers them all.
+            (QueueKind::VirtualLinked, Some(&(first, _)), Some(&(last, _))) => {
+                let words = self.read_meta(first, last + 1 - first)?;
+                Some(
+                    g.vaq
+                        .iter()
+                        .map(|&(base, _)| words[(base - first) as usize])
+                        .sum(),
+                )
             }
-            Some(trailing)
-        } else {
-            None
+            (QueueKind::VirtualLinked, ..) => Some(0),
+            _ => None,
         };
         let unreachable_index_chunks = if page_based {
             None

@@ -980,17 +980,30 @@ fn ua_release_class(bin: u32, c: u32, n: u32, acts: bool) {
     if (acts) {
         empty = ua_return_counts(bin, c, n);
     }
-    // The signal comes after every lane's add has returned, so a malloc that takes one of
+    // The signals come after every lane's add has returned, so a malloc that takes one of
     // these units finds the count in its bin.
+    let s = ua_sem(c);
     let freed = subgroupAdd(select(0u, n, acts));
-    if (first) {
-        bsem_signal(ua_sem(c), freed, 0u);
-    }
     let bins = subgroupAdd(select(0u, 1u, empty));
+    var unsignalled = freed; // the first lane's: units these frees add to the semaphore
     if (bins > 0u) {
+        // The emptied bins' blocks leave the semaphore before the bins leave the class.
+        // Where these frees' own units cover them (a subgroup that freed whole bins), they
+        // are never signalled: no atomic on the semaphore's count, which every malloc and
+        // free of the class hits. Else they are signalled and the blocks taken from the
+        // count (ua_may_take_bins); either only while no malloc of the class waits or
+        // holds units.
         var took = false;
         if (first) {
-            took = ua_may_take_bins(c, bins);
+            let blocks = bins * ua_blocks(c);
+            if (freed >= blocks && atomicLoad(&heap_meta[s + 1u]) == 0u) {
+                took = true;
+                unsignalled = freed - blocks;
+            } else {
+                bsem_signal(s, freed, 0u);
+                unsignalled = 0u;
+                took = ua_may_take_bins(c, bins);
+            }
         }
         took = subgroupBroadcastFirst(u32(took)) != 0u;
         var r = UA_RETRY_LATER;
@@ -1001,12 +1014,15 @@ fn ua_release_class(bin: u32, c: u32, n: u32, acts: bool) {
             sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
         }
         let gone = subgroupAdd(select(0u, 1u, empty && r == UA_RETIRED));
-        if (first && took && gone < bins) {
-            bsem_signal(ua_sem(c), (bins - gone) * ua_blocks(c), 0u);
+        if (took) {
+            unsignalled += (bins - gone) * ua_blocks(c);
         }
         if (first && gone > 0u) {
             tb_count_given(ua_bin_order(c), gone);
         }
+    }
+    if (first) {
+        bsem_signal(s, unsignalled, 0u);
     }
 }
 #endif

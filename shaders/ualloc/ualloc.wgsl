@@ -987,22 +987,20 @@ fn ua_release_class(bin: u32, c: u32, n: u32, acts: bool) {
     let bins = subgroupAdd(select(0u, 1u, empty));
     var unsignalled = freed; // the first lane's: units these frees add to the semaphore
     if (bins > 0u) {
-        // The emptied bins' blocks leave the semaphore before the bins leave the class.
-        // Where these frees' own units cover them (a subgroup that freed whole bins), they
-        // are never signalled: no atomic on the semaphore's count, which every malloc and
-        // free of the class hits. Else they are signalled and the blocks taken from the
-        // count (ua_may_take_bins); either only while no malloc of the class waits or
-        // holds units.
+        // The emptied bins' blocks leave the semaphore before the bins leave the class,
+        // netted against these frees' own units: where those cover the blocks (a subgroup
+        // that freed whole bins) the rest is signalled, else the difference is taken from
+        // the count, one atomic on the word that every malloc and free of the class hits
+        // where a signal and a take would be two. Either only while no malloc of the
+        // class waits or holds units; otherwise the units are signalled and the bins stay
+        // candidates for a later give-back.
         var took = false;
         if (first) {
             let blocks = bins * ua_blocks(c);
-            if (freed >= blocks && atomicLoad(&heap_meta[s + 1u]) == 0u) {
-                took = true;
-                unsignalled = freed - blocks;
-            } else {
-                bsem_signal(s, freed, 0u);
-                unsignalled = 0u;
-                took = ua_may_take_bins(c, bins);
+            took = atomicLoad(&heap_meta[s + 1u]) == 0u
+                && (freed >= blocks || bsem_try_take(s, blocks - freed));
+            if (took) {
+                unsignalled = freed - min(freed, blocks);
             }
         }
         took = subgroupBroadcastFirst(u32(took)) != 0u;

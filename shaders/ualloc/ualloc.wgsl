@@ -947,14 +947,14 @@ fn ua_free(ptr: u32) -> HeapFree {
 #ifdef GPU_HEAP_SUBGROUPS
 // The collective release of section 4.2.2, for the lanes of a subgroup that freed a block
 // of bin `bin`, class c (each has cleared its bit): the lanes of the first one's bin
-// return their counts with one atomic; the lanes of the first one's class signal its
-// semaphore with one atomic, and give back the bins their frees left empty together: one
-// take of those bins' blocks from the semaphore (all or none: if it cannot spare them
-// all, every one becomes a candidate, as in ua_give_back), each bin's compare-exchange,
-// then one signal for the blocks of bins found in use and one count of the leaves that
-// went back. Every give-back and every free would otherwise be an atomic on the same two
-// or three words as all others of the class (thousands of bins a dispatch at 256 B to
-// 2 KiB). Lanes of other classes free alone.
+// return their counts with one atomic; the lanes of the first one's class give back the
+// bins their frees left empty together: those bins' blocks leave the semaphore netted
+// against the lanes' own units (all or none: if it cannot spare them all, every one
+// becomes a candidate, as in ua_give_back), each bin's compare-exchange, then one signal
+// for the units left over and the blocks of bins found in use, and one count of the
+// leaves that went back. Every give-back and every free would otherwise be an atomic on
+// the same two or three words as all others of the class (thousands of bins a dispatch
+// at 256 B to 2 KiB). Lanes of other classes free alone.
 fn ua_release(bin: u32, c: u32, unit: u32) {
     let same_bin = bin == subgroupBroadcastFirst(bin);
     let n = select(1u, subgroupAdd(select(0u, 1u, same_bin)), same_bin);

@@ -290,7 +290,7 @@ fn ua_give_count(bin: u32, c: u32) {
 // any malloc that finds the tree buddy out of leaves (ua_retry_give_backs).
 fn ua_give_back(bin: u32, c: u32) {
     let s = ua_sem(c);
-    if (ua_may_take_bins(c, 1u)) {
+    if (ua_may_take(c, ua_blocks(c))) {
         let r = ua_retire(bin, c);
         if (r == UA_RETIRED) {
             tb_count_given(ua_bin_order(c), 1u);
@@ -304,11 +304,12 @@ fn ua_give_back(bin: u32, c: u32) {
     sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
 }
 
-// Takes the blocks of `bins` empty bins of class c from its semaphore, unless mallocs of
-// the class wait or hold units.
-fn ua_may_take_bins(c: u32, bins: u32) -> bool {
+// Takes `n` units (empty bins' blocks, or what of them a release's own frees do not
+// cover) from class c's semaphore, unless mallocs of the class wait or hold units; with
+// n = 0 only the look.
+fn ua_may_take(c: u32, n: u32) -> bool {
     let s = ua_sem(c);
-    return atomicLoad(&heap_meta[s + 1u]) == 0u && bsem_try_take(s, bins * ua_blocks(c));
+    return atomicLoad(&heap_meta[s + 1u]) == 0u && (n == 0u || bsem_try_take(s, n));
 }
 
 // What ua_retire did with an empty bin whose blocks its caller took from the semaphore:
@@ -997,10 +998,10 @@ fn ua_release_class(bin: u32, c: u32, n: u32, acts: bool) {
         var took = false;
         if (first) {
             let blocks = bins * ua_blocks(c);
-            took = atomicLoad(&heap_meta[s + 1u]) == 0u
-                && (freed >= blocks || bsem_try_take(s, blocks - freed));
+            let covered = min(freed, blocks);
+            took = ua_may_take(c, blocks - covered);
             if (took) {
-                unsignalled = freed - min(freed, blocks);
+                unsignalled = freed - covered;
             }
         }
         took = subgroupBroadcastFirst(u32(took)) != 0u;

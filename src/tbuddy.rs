@@ -80,6 +80,9 @@ pub(crate) struct TBuddyPlan {
     /// First word of each layer of the available tree, layer 0 first.
     layer_bases: Vec<u64>,
     state_end: u64,
+    /// Whether the device has subgroups: the frees of a subgroup count their blocks given
+    /// back together (`GPU_HEAP_SUBGROUPS`).
+    subgroups: bool,
 }
 
 impl TBuddyPlan {
@@ -125,6 +128,7 @@ impl TBuddyPlan {
             alloc_base,
             layer_bases,
             state_end: next,
+            subgroups: input.caps.features.contains(wgpu::Features::SUBGROUP),
         })
     }
 
@@ -207,7 +211,14 @@ impl StrategyPlan for TBuddyPlan {
         self.state_end
     }
 
+    fn uses_subgroups(&self) -> bool {
+        self.subgroups
+    }
+
     fn wgsl(&self, s: &mut String) {
+        if self.subgroups {
+            let _ = writeln!(s, "#define GPU_HEAP_SUBGROUPS");
+        }
         self.constants(s);
         layer_base_wgsl(s, &[&self.layer_bases]);
     }

@@ -28,6 +28,13 @@
 //     on a GPU: one kernel frees what the next one allocates) then pays twice: its frees
 //     climb the tree through every order's semaphore, and its next mallocs split the
 //     merged blocks again. Blocks stay at their order until a larger malloc needs them.
+//   - Where subgroups exist, the lanes of a subgroup that hold units of one order claim
+//     their user blocks (mark = true) in one word of the available tree with one atomic
+//     (at_claim_together: the word from a descent steered by the subgroup's ticket, so
+//     that subgroups spread over the words), and lanes freeing blocks whose allocated bits
+//     share a word clear, publish and count them together (tb_free_together). A
+//     subgroup's blocks then lie together, and its frees cost one atomic per word rather
+//     than per lane; lanes left out of a joint claim or free do it alone.
 //
 // Provides tb_malloc(size_bytes, mark, merges, reserved), tb_merge_for(order, seed),
 // tb_free(ptr), tb_init() and the growth hooks' work (tb_grow, tb_trim_check, tb_trim);
@@ -531,7 +538,15 @@ fn tb_malloc(size_bytes: u32, mark: bool, merges: bool, reserved: bool) -> HeapA
         if (round >= TB_ROUNDS) {
             scan = TB_LAST_SCAN_WORDS;
         }
-        let got = at_claim(level, bsem_ticket + round, TB_CLAIM_DESCENTS, scan);
+        var got = AT_NONE;
+#ifdef GPU_HEAP_SUBGROUPS
+        if (mark) {
+            got = at_claim_together(level, bsem_ticket + round);
+        }
+#endif
+        if (got == AT_NONE) {
+            got = at_claim(level, bsem_ticket + round, TB_CLAIM_DESCENTS, scan);
+        }
         if (got != AT_NONE) {
             // Split inside the loop, so that lanes of this subgroup waiting for the batches
             // see them in their next round.
@@ -568,22 +583,71 @@ fn tb_free(ptr: u32) -> HeapFree {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }
     // The order of the live block that starts at `leaf`: its bit in the allocated bitmaps.
+    var order = TB_NO_ORDER;
     for (var n = 0u; n <= TB_MAX_ORDER; n++) {
         if ((leaf & ((1u << n) - 1u)) != 0u || (leaf >> n) >= (TB_LEAVES >> n)) {
             break; // no block of order n or above starts here
         }
         let bit = tb_alloc_bit(n, leaf >> n);
         if ((atomicLoad(&heap_meta[bit.x]) & bit.y) != 0u) {
-            let old = atomicAnd(&heap_meta[bit.x], ~bit.y);
-            if ((old & bit.y) == 0u) {
-                break; // a concurrent free of the same handle won
-            }
-            tb_give_back(n, leaf >> n);
-            return HeapFree(TB_LEAF_UNITS << n, HEAP_OK);
+            order = n;
+            break;
+        }
+    }
+#ifdef GPU_HEAP_SUBGROUPS
+    if (tb_free_together(order, leaf)) {
+        return HeapFree(TB_LEAF_UNITS << order, HEAP_OK);
+    }
+#endif
+    if (order != TB_NO_ORDER) {
+        // Clearing the bit decides between concurrent frees of one handle: the loser's old
+        // value lacks it.
+        let bit = tb_alloc_bit(order, leaf >> order);
+        if ((atomicAnd(&heap_meta[bit.x], ~bit.y) & bit.y) != 0u) {
+            tb_give_back(order, leaf >> order);
+            return HeapFree(TB_LEAF_UNITS << order, HEAP_OK);
         }
     }
     return HeapFree(0u, HEAP_INVALID_FREE);
 }
+
+#ifdef GPU_HEAP_SUBGROUPS
+// The lanes of a subgroup freeing blocks of the first one's order whose allocated bits
+// share its word (malloc places a subgroup's blocks together: at_claim_together) free them
+// together: one atomicAnd on the allocated word, each lane reading its own bit in the old
+// value, one atomicOr publishing those that were live (their available bits share a word
+// too: the same indices), and one count. Returns whether this lane's free is done; false
+// for the others, and for all if two lanes free one block (each must see a double free
+// alone), which then free alone.
+fn tb_free_together(order: u32, leaf: u32) -> bool {
+    let first = subgroupExclusiveAdd(1u) == 0u;
+    let v = leaf >> min(order, 31u);
+    let i = at_index(order, v);
+    let same = order != TB_NO_ORDER && order == subgroupBroadcastFirst(order)
+        && (i >> 5u) == subgroupBroadcastFirst(i >> 5u);
+    let bit = select(0u, 1u << (i & 31u), same);
+    let joint = subgroupOr(bit);
+    let together = subgroupBroadcastFirst(u32(same)) != 0u
+        && countOneBits(joint) == subgroupAdd(u32(same));
+    if (!together) {
+        return false;
+    }
+    var old = 0u;
+    if (first) {
+        old = atomicAnd(&heap_meta[TB_ALLOC + (i >> 5u)], ~joint);
+    }
+    old = subgroupBroadcastFirst(old);
+    let live = subgroupOr(bit & old);
+    if (first && live != 0u) {
+        let w = sb_layer_base(AT_BITMAP, 0u) + (i >> 5u);
+        if (atomicOr(&heap_meta[w], live) == 0u) {
+            sb_lead_to(AT_BITMAP, i >> 5u, 1u, sb_top(TB_TREE_SHIFT - order));
+        }
+        tb_count_given(order, countOneBits(live));
+    }
+    return same && (bit & old) != 0u;
+}
+#endif
 
 // Gives back block v of order n, no longer handed out: published at its order, without
 // merging, and its leaves counted free. For tb_free; UAlloc gives its bins (blocks that

@@ -385,6 +385,9 @@ fn tb_malloc(size_bytes: u32, mark: bool, merges: bool, reserved: bool) -> HeapA
     // newcomer's fast path may take the units a waiter reserved, so a waiter could
     // otherwise wait as long as newcomers keep coming.
     const TB_PATIENCE = 32u;
+    // Times a malloc that found the top empty goes back to wait on an order that has no
+    // block, only batches registered by others, before it takes its leaves to be in pieces.
+    const TB_BATCH_BACKS = 2u;
     let want = tb_order_for(size_bytes);
     var reserved_from = 0u;
     if (!reserved) {
@@ -405,6 +408,7 @@ fn tb_malloc(size_bytes: u32, mark: bool, merges: bool, reserved: bool) -> HeapA
     var helped = 0u; // regions swept while waiting after sweeping (two passes and one more)
     var plan = vec3<u32>(0u); // tb_sweep_plan(want), once this malloc sweeps
     var per_pass = 0u; // the regions of a pass: plan.y * plan.z
+    var batch_backs = 0u; // waits gone back to an order whose supply was batches alone
     let seed = heap_hash(bsem_ticket ^ size_bytes ^ heap_hash(reserved_from));
     // The loop ends at the end of a round (a block found, or out of memory), never by a
     // return or break from inside it: a lane that leaves the loop from inside can be left
@@ -471,7 +475,14 @@ fn tb_malloc(size_bytes: u32, mark: bool, merges: bool, reserved: bool) -> HeapA
                 // if none is.
                 bsem_signal(tb_sem(level), 0u, 1u);
                 let back = tb_order_in_supply(want, path);
-                if (back != TB_NO_ORDER) {
+                // A batch registered is supply only while its producer has a block to
+                // split. Mallocs that all found the top empty register batches on their
+                // way up and come back to wait on each other's, which none of them makes,
+                // until their rounds run out; a producer with a block makes its batch in
+                // the round it gets the block, so two such waits are enough to tell.
+                let only_batches = back != TB_NO_ORDER && bsem_count(tb_sem(back)) <= 0;
+                if (back != TB_NO_ORDER && (!only_batches || batch_backs < TB_BATCH_BACKS)) {
+                    batch_backs += u32(only_batches);
                     let kept = path & ((1u << back) - 1u);
                     tb_retire(path & ~kept);
                     path = kept;

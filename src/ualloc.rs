@@ -45,6 +45,11 @@ const WORD_BIN_CLASS: u32 = 3;
 const UA_CLAIM_FAILURES: u64 = TB_MERGE_FAILURES + 1;
 const UA_WAIT_FAILURES: u64 = TB_MERGE_FAILURES + 2;
 const UA_BIT_FAILURES: u64 = TB_MERGE_FAILURES + 3;
+/// heap_meta scalars: the mallocs asking the tree buddy for a bin now, and those holding
+/// a bin's leaves reserved between two passes (a malloc that finds the free leaves all
+/// reserved is not out of memory while either is).
+const UA_BIN_PRODUCERS: u64 = TB_MERGE_FAILURES + 4;
+const UA_BIN_HOLDERS: u64 = TB_MERGE_FAILURES + 5;
 /// A bin's state word: its class in the low bits, the live flag, and its free count from
 /// bit COUNT_SHIFT up (28 bits: see shaders/ualloc/ualloc.wgsl).
 const CLASS_MASK: u32 = 0x7;
@@ -157,6 +162,8 @@ impl StrategyPlan for UAllocPlan {
             ("UA_CLAIM_FAILURES", UA_CLAIM_FAILURES),
             ("UA_WAIT_FAILURES", UA_WAIT_FAILURES),
             ("UA_BIT_FAILURES", UA_BIT_FAILURES),
+            ("UA_BIN_PRODUCERS", UA_BIN_PRODUCERS),
+            ("UA_BIN_HOLDERS", UA_BIN_HOLDERS),
             ("UA_LEAF_UNITS", LEAF_BYTES / UNIT_BYTES),
             ("UA_LEAF_SHIFT", (LEAF_BYTES / UNIT_BYTES).ilog2() as u64),
             ("UA_MAX_BIN_ORDER", self.max_bin_order() as u64),
@@ -266,6 +273,9 @@ pub struct UAllocReport {
     pub bit_failures: u64,
     /// Mallocs whose wait for a block ran out of rounds (HEAP_CONTENTION).
     pub wait_failures: u64,
+    /// Mallocs asking the tree buddy for a bin, or holding a bin's leaves between passes.
+    /// Zero once no call is in flight.
+    pub bin_producers: u64,
 }
 
 impl UAllocReport {
@@ -298,6 +308,12 @@ impl UAllocReport {
                 self.unlisted_empty_bins
             ));
         }
+        if self.bin_producers != 0 {
+            out.push(format!(
+                "{} bins counted as being made with no call in flight",
+                self.bin_producers
+            ));
+        }
         if self.bad_bins != 0 {
             out.push(format!(
                 "{} bins whose count is not their bitmap's: {}",
@@ -317,7 +333,7 @@ impl GpuHeap {
             return Ok(None);
         };
         let bins = p.tbuddy.leaves();
-        let scalars = self.read_meta(UA_CLAIM_FAILURES, 3)?;
+        let scalars = self.read_meta(UA_CLAIM_FAILURES, 5)?;
         let sems = self.read_meta(p.sem_base, 2 * CLASSES)?;
         let states = self.read_meta(p.state_base, bins)?;
         let bitmaps = self.read_meta(p.bitmap_base, BITMAP_WORDS * bins)?;
@@ -338,6 +354,7 @@ impl GpuHeap {
             claim_failures: scalars[0] as u64,
             wait_failures: scalars[1] as u64,
             bit_failures: scalars[2] as u64,
+            bin_producers: scalars[3] as u64 + scalars[4] as u64,
             ..UAllocReport::default()
         };
         for (bin, &state) in states.iter().enumerate() {

@@ -3,8 +3,9 @@
 //! blocks, so that subgroups short of free blocks make fresh bins while others fill the
 //! last ones; on two leaves, bins the tree buddy caps at 4 and 8 blocks, fewer than a
 //! subgroup's lanes, so that a subgroup makes or finds several at once); and a heap cut up
-//! by small blocks, where a bin of 2 KiB blocks no longer fits; and rounds of small blocks
-//! that stay live, after each of which every bin with free blocks can be found.
+//! by small blocks, where a bin of 2 KiB blocks no longer fits; rounds of small blocks
+//! that stay live, after each of which every bin with free blocks can be found; and a
+//! crowd of mallocs whose bins all need merged leaves.
 
 mod common;
 
@@ -252,4 +253,50 @@ fn accumulated_small_blocks_stay_reachable() {
         t.give_all(16, slots);
     }
     t.expect_empty(LEAVES, "every round's blocks freed");
+}
+
+/// A heap whose free memory lies all in single leaves (blocks of one leaf, freed: frees do
+/// not merge), then a dispatch of 2 KiB mallocs for half of it, whose bins need 16
+/// aligned leaves: their makers all find the tree buddy in pieces at once, and their
+/// reservations can take every free leaf for a while. None may fail, and no tree buddy
+/// malloc may run out of rounds waiting for batches that only other such makers had
+/// registered.
+#[test]
+fn a_crowd_of_bins_on_a_heap_in_leaves_does_not_wait_on_itself() {
+    const LEAVES: u64 = 16384; // 64 MiB
+    let t = Setup::new(LEAVES);
+    let leaves = t.run(&t.take, LEAF as u32, &vec![(0, 0); LEAVES as usize]);
+    assert!(
+        leaves.iter().all(|&(h, s)| h != 0 && s == HEAP_OK),
+        "leaf fill"
+    );
+    t.give_all(LEAF as u32, &leaves);
+    let bins = t.run(&t.take, 2048, &vec![(0, 0); LEAVES as usize]);
+    let tree = t.heap.tbuddy_report().unwrap().unwrap();
+    let books = t.heap.ualloc_report().unwrap().unwrap();
+    let failed: Vec<u32> = bins
+        .iter()
+        .filter(|&&(h, s)| h == 0 || s != HEAP_OK)
+        .map(|&(_, s)| s)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of the 2 KiB mallocs failed (statuses {:?}; {:?}; UAlloc: {} bins not found, {} \
+         waits ran out, {} bits not found; tree buddy: {})",
+        failed.len(),
+        &failed[..failed.len().min(8)],
+        t.heap.stats().unwrap().failures,
+        books.claim_failures,
+        books.wait_failures,
+        books.bit_failures,
+        tree.summary()
+    );
+    assert_eq!(
+        (tree.claim_failures, tree.wait_failures, tree.merge_failures),
+        (0, 0, 0),
+        "tree buddy mallocs failed for contention: {}",
+        tree.summary()
+    );
+    t.give_all(2048, &bins);
+    t.expect_empty(LEAVES, "a crowd of bins");
 }

@@ -66,7 +66,11 @@
 // that may have a free block;
 // UA_CLAIM_FAILURES, UA_WAIT_FAILURES and UA_BIT_FAILURES, the mallocs that failed for
 // contention by cause (no bin found for a unit, the wait ran out, no bit found for a
-// count).
+// count); UA_BIN_PRODUCERS, the calls asking the tree buddy for a bin now, and
+// UA_BIN_HOLDERS, those holding a bin's leaves reserved between two passes. A bin's leaves
+// are reserved for a bin's worth of mallocs, so while either count is non-zero a malloc
+// that finds every free leaf reserved is not out of memory yet: it waits in its rounds
+// for the first kind and ends its pass, as for a merge, for the second.
 //
 // Invariants
 //   - Once no call is in flight, a class's semaphore count is the sum of its live bins'
@@ -101,12 +105,13 @@
 //
 // Loops: malloc makes at most UA_PASSES passes, with a merge between two (tb_merge_for: at
 // most two sweeps of every region and one more); a pass at most UA_ROUNDS rounds (the
-// subgroup's collective attempt, a semaphore step, or a search for a bin; a large malloc's
-// two tries are its first two rounds); a bin search UA_SEARCH_TRIES tries; a bitmap claim
-// at most UA_BIT_TRIES atomics, a subgroup's claim UA_GROUP_WORD_TRIES words, and its bins
-// at most UA_GROUP_BINS; the give-back's compare-exchange at most 4 attempts, its retries
-// UA_OOM_RETRIES per class; a bin's hints one store per leaf; a free's look at every order
-// UA_MAX_BIN_ORDER + 1 loads; plus the tree buddy's and the summary bitmap's own.
+// subgroup's collective attempt, a semaphore step, a search for a bin, or a wait for the
+// calls asking the tree buddy for bins; a large malloc's two tries are its first two
+// rounds); a bin search UA_SEARCH_TRIES tries; a bitmap claim at most UA_BIT_TRIES atomics,
+// a subgroup's claim UA_GROUP_WORD_TRIES words, and its bins at most UA_GROUP_BINS; the
+// give-back's compare-exchange at most 4 attempts, its retries UA_OOM_RETRIES per class; a
+// bin's hints one store per leaf; a free's look at every order UA_MAX_BIN_ORDER + 1 loads;
+// plus the tree buddy's and the summary bitmap's own.
 
 #include "../tbuddy/tbuddy.wgsl"
 // Init and growth: bins are tree buddy blocks, so the tree buddy's hooks cover UAlloc too.
@@ -658,6 +663,10 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     }
     if (held != TB_NO_ORDER) {
         tb_unreserve(1u << held);
+        // A small malloc's held leaves were a bin's (its own leaf never wants a merge).
+        if (units <= (UA_LEAF_UNITS >> 1u)) {
+            atomicSub(&heap_meta[UA_BIN_HOLDERS], 1u);
+        }
     }
     // The last pass failed with its block in pieces: out of memory if the merge after it
     // found no pair to merge, else a failure for contention (pairs left, or what it merged
@@ -698,6 +707,11 @@ fn ua_rounds(
     var counted = SB_NONE; // a bin of which this call holds a count; its bit is still to be set
     var retry = false; // the give-back candidates are to be retried at the next round's start
     var retried = false; // they were, after the tree buddy ran out
+    // The tree buddy's free leaves were all reserved while other calls were asking it for
+    // bins: this call waits until they are done, leaves come back, or blocks of the class
+    // appear (those calls are in this same loop, so a wait for them keeps the progress
+    // rule).
+    var starved = false;
     // No bin of the class could be had though the tree buddy may have smaller blocks: this
     // call takes a marked leaf of its own, as a large malloc takes its block.
     var whole = false;
@@ -716,6 +730,14 @@ fn ua_rounds(
         if (retry) {
             retry = false;
             ua_retry_all_give_backs(bsem_ticket ^ units);
+        }
+        if (starved) {
+            let leaves = 1u << select(ua_bin_order(c), tb_order_for(size_bytes), large);
+            if (atomicLoad(&heap_meta[UA_BIN_PRODUCERS]) != 0u
+                && atomicLoad(&heap_meta[TB_FREE]) < leaves && bsem_count(s) <= 0) {
+                continue;
+            }
+            starved = false;
         }
         var kept = 0u; // a fresh bin is wanted, keeping this many of its counts
         var producing = false; // this call is to make the semaphore's batch: a fresh bin
@@ -769,20 +791,55 @@ fn ua_rounds(
             }
         }
         var leaf = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+        let size = select((UA_LEAF_UNITS * 16u) << ua_bin_order(c), size_bytes, alone);
+        let order = tb_order_for(size);
         if (alone || kept > 0u) {
-            let size = select((UA_LEAF_UNITS * 16u) << ua_bin_order(c), size_bytes, alone);
-            let order = tb_order_for(size);
             if (*held != TB_NO_ORDER && *held != order) {
                 tb_unreserve(1u << *held);
+                if (!large) {
+                    atomicSub(&heap_meta[UA_BIN_HOLDERS], 1u);
+                }
                 *held = TB_NO_ORDER;
             }
-            leaf = tb_malloc(size, alone, false, *held == order);
+            // Counted while the tree buddy is asked for a bin, and while its leaves are held
+            // between passes (see the header).
+            let was_held = *held == order;
+            if (!alone) {
+                atomicAdd(&heap_meta[UA_BIN_PRODUCERS], 1u);
+            }
+            leaf = tb_malloc(size, alone, false, was_held);
             *held = select(TB_NO_ORDER, order, leaf.units == TB_MERGE_WANTED);
+            if (!alone) {
+                atomicSub(&heap_meta[UA_BIN_PRODUCERS], 1u);
+                let holds = *held == order;
+                if (holds && !was_held) {
+                    atomicAdd(&heap_meta[UA_BIN_HOLDERS], 1u);
+                } else if (was_held && !holds) {
+                    atomicSub(&heap_meta[UA_BIN_HOLDERS], 1u);
+                }
+            }
         }
+        // Out of leaves (not a merge wanted, which also says out of memory) while other
+        // calls hold a bin's leaves: they may give leaves back (a bin that needs a merge
+        // ends up one leaf) or serve this call from their bins. Calls asking the tree buddy
+        // now are waited for in this loop (`starved`); for calls holding leaves between
+        // their passes, a pass other than the last ends, as for a merge, and the next tries
+        // again (a wait here could spin on such a call of this subgroup, which merges
+        // outside this loop: the progress rule).
+        let out_of_leaves = leaf.status == HEAP_OUT_OF_MEMORY && leaf.units != TB_MERGE_WANTED;
+        let producers = out_of_leaves && atomicLoad(&heap_meta[UA_BIN_PRODUCERS]) != 0u;
+        let starving = out_of_leaves && !producers && !last
+            && atomicLoad(&heap_meta[UA_BIN_HOLDERS]) != 0u;
         if (alone) {
             if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
                 retried = true;
                 retry = true;
+            } else if (producers) {
+                starved = true;
+            } else if (starving) {
+                *merge = order;
+                status = HEAP_OUT_OF_MEMORY;
+                stopped = true;
             } else {
                 if (leaf.units == TB_MERGE_WANTED) {
                     // Only in pieces: the next pass merges first (the last one fails).
@@ -831,6 +888,12 @@ fn ua_rounds(
             if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
                 retried = true;
                 retry = true;
+            } else if (producers && bsem_count(s) <= 0) {
+                starved = true;
+            } else if (starving && bsem_count(s) <= 0) {
+                *merge = order;
+                status = HEAP_OUT_OF_MEMORY;
+                stopped = true;
             } else if (bsem_count(s) <= 0 && leaf.units == TB_MERGE_WANTED && !last) {
                 // The tree buddy has the leaves only in pieces: merge, then try again.
                 *merge = *held;

@@ -80,7 +80,7 @@ fn at_word_for(m: u32, key: u32) -> u32 {
 // order n, claim nodes of one word: the first lane finds a word with available nodes
 // (at_word_for, from its ticket), and one atomicAnd takes a bit of it for each lane by rank,
 // each lane reading its own bit in the old value. Their blocks then lie together, so that
-// their frees share words (at_publish_together). Returns the lane's node, or AT_NONE (a
+// their frees share words (tb_free_together). Returns the lane's node, or AT_NONE (a
 // lane of another order, of a rank past the word's bits, or whose bit another claimant
 // took first), which then claims alone.
 fn at_claim_together(n: u32, seed: u32) -> u32 {

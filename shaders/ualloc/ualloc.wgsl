@@ -67,10 +67,11 @@
 // UA_CLAIM_FAILURES, UA_WAIT_FAILURES and UA_BIT_FAILURES, the mallocs that failed for
 // contention by cause (no bin found for a unit, the wait ran out, no bit found for a
 // count); UA_BIN_PRODUCERS, the calls asking the tree buddy for a bin now, and
-// UA_BIN_HOLDERS, those holding a bin's leaves reserved between two passes. A bin's leaves
-// are reserved for a bin's worth of mallocs, so while either count is non-zero a malloc
-// that finds every free leaf reserved is not out of memory yet: it waits in its rounds
-// for the first kind and ends its pass, as for a merge, for the second.
+// UA_BIN_HOLDERS, the small mallocs holding leaves reserved between two passes (a bin's,
+// rarely a leaf of their own). A bin's leaves are reserved for a bin's worth of mallocs,
+// so while either count is non-zero a malloc that finds every free leaf reserved is not
+// out of memory yet: it waits in its rounds for the first kind and ends its pass, as for a
+// merge, for the second.
 //
 // Invariants
 //   - Once no call is in flight, a class's semaphore count is the sum of its live bins'
@@ -663,7 +664,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
     }
     if (held != TB_NO_ORDER) {
         tb_unreserve(1u << held);
-        // A small malloc's held leaves were a bin's (its own leaf never wants a merge).
+        // A small malloc's held leaves (a bin's, or its own leaf's) are counted.
         if (units <= (UA_LEAF_UNITS >> 1u)) {
             atomicSub(&heap_meta[UA_BIN_HOLDERS], 1u);
         }
@@ -732,7 +733,7 @@ fn ua_rounds(
             ua_retry_all_give_backs(bsem_ticket ^ units);
         }
         if (starved) {
-            let leaves = 1u << select(ua_bin_order(c), tb_order_for(size_bytes), large);
+            let leaves = 1u << select(ua_bin_order(c), tb_order_for(size_bytes), large || whole);
             if (atomicLoad(&heap_meta[UA_BIN_PRODUCERS]) != 0u
                 && atomicLoad(&heap_meta[TB_FREE]) < leaves && bsem_count(s) <= 0) {
                 continue;
@@ -801,8 +802,10 @@ fn ua_rounds(
                 }
                 *held = TB_NO_ORDER;
             }
-            // Counted while the tree buddy is asked for a bin, and while its leaves are held
-            // between passes (see the header).
+            // Counted while the tree buddy is asked for a bin, and while a small malloc
+            // holds leaves between passes (see the header): a bin's, or, rarely, the one
+            // leaf of a malloc that takes a leaf of its own (`whole`), which the tree buddy
+            // can also answer with a merge wanted while its blocks are all being claimed.
             let was_held = *held == order;
             if (!alone) {
                 atomicAdd(&heap_meta[UA_BIN_PRODUCERS], 1u);
@@ -811,6 +814,8 @@ fn ua_rounds(
             *held = select(TB_NO_ORDER, order, leaf.units == TB_MERGE_WANTED);
             if (!alone) {
                 atomicSub(&heap_meta[UA_BIN_PRODUCERS], 1u);
+            }
+            if (!large) {
                 let holds = *held == order;
                 if (holds && !was_held) {
                     atomicAdd(&heap_meta[UA_BIN_HOLDERS], 1u);

@@ -6,6 +6,9 @@
 //   sb_set(t, i, top)               set index i, then the summaries above it up to `top`
 //   sb_set_joining(t, i, top)       the same, but for a set that finders follow only later
 //                                   (frees): none above a word that had another bit
+//   sb_set_joining_bits(t, w, bits, top)
+//                                   the same for the indices of `bits` in word w of layer
+//                                   0, with one atomic
 //   sb_set_run(t, i, count, top)    the same for `count` indices from i, a word at a time
 //   sb_try_clear(t, i) -> bool      clear i if it is set: true if this call cleared it
 //   sb_is_set(t, i) -> bool
@@ -78,9 +81,13 @@ fn sb_set(t: u32, i: u32, top: u32) {
 // hit, wherever the word was not empty; until the set that filled it has climbed, a descent
 // may miss i. So it is for frees, whose blocks mallocs of later dispatches take.
 fn sb_set_joining(t: u32, i: u32, top: u32) {
-    let bit = 1u << (i & 31u);
-    if (atomicOr(&heap_meta[sb_layer_base(t, 0u) + (i >> 5u)], bit) == 0u) {
-        sb_lead_to(t, i >> 5u, 1u, top);
+    sb_set_joining_bits(t, i >> 5u, 1u << (i & 31u), top);
+}
+
+// sb_set_joining for the indices of `bits` in word `w` of layer 0, with one atomic.
+fn sb_set_joining_bits(t: u32, w: u32, bits: u32, top: u32) {
+    if (atomicOr(&heap_meta[sb_layer_base(t, 0u) + w], bits) == 0u) {
+        sb_lead_to(t, w, 1u, top);
     }
 }
 

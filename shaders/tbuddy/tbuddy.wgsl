@@ -650,10 +650,7 @@ fn tb_free_together(order: u32, leaf: u32) -> bool {
     old = subgroupBroadcastFirst(old);
     let live = subgroupOr(bit & old);
     if (first && live != 0u) {
-        let w = sb_layer_base(AT_BITMAP, 0u) + (i >> 5u);
-        if (atomicOr(&heap_meta[w], live) == 0u) {
-            sb_lead_to(AT_BITMAP, i >> 5u, 1u, sb_top(TB_TREE_SHIFT - order));
-        }
+        sb_set_joining_bits(AT_BITMAP, i >> 5u, live, sb_top(TB_TREE_SHIFT - order));
         tb_count_given(order, countOneBits(live));
     }
     return same && (bit & old) != 0u;

@@ -663,11 +663,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
         }
     }
     if (held != TB_NO_ORDER) {
-        tb_unreserve(1u << held);
-        // A small malloc's held leaves (a bin's, or its own leaf's) are counted.
-        if (units <= (UA_LEAF_UNITS >> 1u)) {
-            atomicSub(&heap_meta[UA_BIN_HOLDERS], 1u);
-        }
+        ua_drop_held(held, units <= (UA_LEAF_UNITS >> 1u));
     }
     // The last pass failed with its block in pieces: out of memory if the merge after it
     // found no pair to merge, else a failure for contention (pairs left, or what it merged
@@ -677,6 +673,15 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
         atomicAdd(&heap_meta[TB_MERGE_FAILURES], 1u);
     }
     return result;
+}
+
+// Gives back the leaves of order `order` that a malloc held between passes; a small
+// malloc's (a bin's, or its own leaf's) leave UA_BIN_HOLDERS too.
+fn ua_drop_held(order: u32, small: bool) {
+    tb_unreserve(1u << order);
+    if (small) {
+        atomicSub(&heap_meta[UA_BIN_HOLDERS], 1u);
+    }
 }
 
 // One pass of malloc: rounds of the subgroup's collective attempt, semaphore steps, bin
@@ -796,10 +801,7 @@ fn ua_rounds(
         let order = tb_order_for(size);
         if (alone || kept > 0u) {
             if (*held != TB_NO_ORDER && *held != order) {
-                tb_unreserve(1u << *held);
-                if (!large) {
-                    atomicSub(&heap_meta[UA_BIN_HOLDERS], 1u);
-                }
+                ua_drop_held(*held, !large);
                 *held = TB_NO_ORDER;
             }
             // Counted while the tree buddy is asked for a bin, and while a small malloc

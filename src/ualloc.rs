@@ -45,16 +45,16 @@ const WORD_BIN_CLASS: u32 = 3;
 const UA_CLAIM_FAILURES: u64 = TB_MERGE_FAILURES + 1;
 const UA_WAIT_FAILURES: u64 = TB_MERGE_FAILURES + 2;
 const UA_BIT_FAILURES: u64 = TB_MERGE_FAILURES + 3;
-/// heap_meta scalars: the mallocs asking the tree buddy for a bin now, and those holding
-/// a bin's leaves reserved between two passes (a malloc that finds the free leaves all
-/// reserved is not out of memory while either is).
+/// heap_meta scalar: the mallocs making a bin now (a malloc that finds the free leaves all
+/// reserved is not out of memory while any is).
 const UA_BIN_PRODUCERS: u64 = TB_MERGE_FAILURES + 4;
-const UA_BIN_HOLDERS: u64 = TB_MERGE_FAILURES + 5;
-/// A bin's state word: its class in the low bits, the live flag, and its free count from
-/// bit COUNT_SHIFT up (28 bits: see shaders/ualloc/ualloc.wgsl).
+/// A bin's state word: its class in the low bits, the live flag, the flag of a bin of one
+/// leaf where its class's bins have several, and its free count from bit COUNT_SHIFT up
+/// (27 bits: see shaders/ualloc/ualloc.wgsl).
 const CLASS_MASK: u32 = 0x7;
 const LIVE: u32 = 0x8;
-const COUNT_SHIFT: u32 = 4;
+const ONE_LEAF: u32 = 0x10;
+const COUNT_SHIFT: u32 = 5;
 
 /// A UAlloc heap's plan: the tree buddy's, and UAlloc's state after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,7 +163,6 @@ impl StrategyPlan for UAllocPlan {
             ("UA_WAIT_FAILURES", UA_WAIT_FAILURES),
             ("UA_BIT_FAILURES", UA_BIT_FAILURES),
             ("UA_BIN_PRODUCERS", UA_BIN_PRODUCERS),
-            ("UA_BIN_HOLDERS", UA_BIN_HOLDERS),
             ("UA_LEAF_UNITS", LEAF_BYTES / UNIT_BYTES),
             ("UA_LEAF_SHIFT", (LEAF_BYTES / UNIT_BYTES).ilog2() as u64),
             ("UA_MAX_BIN_ORDER", self.max_bin_order() as u64),
@@ -177,6 +176,7 @@ impl StrategyPlan for UAllocPlan {
             ("UA_BITMAP_WORDS", BITMAP_WORDS),
             ("UA_CLASS_MASK", CLASS_MASK as u64),
             ("UA_LIVE", LIVE as u64),
+            ("UA_ONE_LEAF", ONE_LEAF as u64),
             ("UA_COUNT_SHIFT", COUNT_SHIFT as u64),
         ];
         for (name, value) in constants {
@@ -273,8 +273,7 @@ pub struct UAllocReport {
     pub bit_failures: u64,
     /// Mallocs whose wait for a block ran out of rounds (HEAP_CONTENTION).
     pub wait_failures: u64,
-    /// Mallocs asking the tree buddy for a bin, or holding a bin's leaves between passes.
-    /// Zero once no call is in flight.
+    /// Mallocs making a bin. Zero once no call is in flight.
     pub bin_producers: u64,
 }
 
@@ -333,7 +332,7 @@ impl GpuHeap {
             return Ok(None);
         };
         let bins = p.tbuddy.leaves();
-        let scalars = self.read_meta(UA_CLAIM_FAILURES, 5)?;
+        let scalars = self.read_meta(UA_CLAIM_FAILURES, 4)?;
         let sems = self.read_meta(p.sem_base, 2 * CLASSES)?;
         let states = self.read_meta(p.state_base, bins)?;
         let bitmaps = self.read_meta(p.bitmap_base, BITMAP_WORDS * bins)?;
@@ -354,7 +353,7 @@ impl GpuHeap {
             claim_failures: scalars[0] as u64,
             wait_failures: scalars[1] as u64,
             bit_failures: scalars[2] as u64,
-            bin_producers: scalars[3] as u64 + scalars[4] as u64,
+            bin_producers: scalars[3] as u64,
             ..UAllocReport::default()
         };
         for (bin, &state) in states.iter().enumerate() {
@@ -375,7 +374,10 @@ impl GpuHeap {
             }
             let c = (state & CLASS_MASK) as usize;
             let count = (state >> COUNT_SHIFT) as u64;
-            let blocks = p.bin_blocks(c.min(CLASSES as usize - 1) as u32);
+            let blocks = match state & ONE_LEAF {
+                0 => p.bin_blocks(c.min(CLASSES as usize - 1) as u32),
+                _ => (LEAF_BYTES / UNIT_BYTES) >> c,
+            };
             let used: u64 = bitmap.iter().map(|w| w.count_ones() as u64).sum();
             let past = (blocks..BITMAP_WORDS * 32)
                 .any(|b| bitmap[(b / 32) as usize] & (1 << (b % 32)) != 0);

@@ -104,7 +104,23 @@ impl Setup {
         let books = self.heap.ualloc_report().unwrap().unwrap();
         assert_eq!(books.inconsistencies(), Vec::<String>::new(), "{what}");
         let tree = self.heap.tbuddy_report().unwrap().unwrap();
-        assert_eq!(tree.free_leaves, leaves, "{what}: {}", tree.summary());
+        assert_eq!(
+            tree.free_leaves,
+            leaves,
+            "{what}: {}; UAlloc: {books:?}",
+            tree.summary()
+        );
+    }
+
+    /// The heap's books, for a failed assertion's message.
+    fn books(&self) -> String {
+        let tree = self.heap.tbuddy_report().unwrap().unwrap();
+        format!(
+            "{:?}; tree buddy: {}; UAlloc: {:?}",
+            self.heap.stats().unwrap().failures,
+            tree.summary(),
+            self.heap.ualloc_report().unwrap().unwrap()
+        )
     }
 }
 
@@ -138,7 +154,12 @@ fn short_subgroups_fill_the_heap_exactly_and_free_it_whole() {
                 .filter(|&&h| h != 0)
                 .map(|&h| byte(h))
                 .collect();
-            assert_eq!(blocks.len() as u64, capacity, "{what}: blocks served");
+            assert_eq!(
+                blocks.len() as u64,
+                capacity,
+                "{what}: blocks served; {}",
+                t.books()
+            );
             blocks.sort_unstable();
             assert!(
                 blocks.windows(2).all(|b| b[0] + size as u64 <= b[1]),
@@ -161,10 +182,10 @@ fn short_subgroups_fill_the_heap_exactly_and_free_it_whole() {
 
 /// A heap cut up by small blocks: filled with 16 B blocks, then freed but for the blocks of
 /// every sixteenth leaf, so that no free block of 16 aligned leaves (a bin of 2 KiB blocks)
-/// is left. A malloc of 2 KiB then takes a leaf of its own from the tree buddy: every free
-/// leaf serves one, and none fails while a leaf is free.
+/// is left. Mallocs of 2 KiB then make bins of one leaf: every free leaf serves two, and
+/// none fails while a block could be had.
 #[test]
-fn mallocs_whose_bin_does_not_fit_take_a_leaf() {
+fn mallocs_whose_bin_does_not_fit_make_bins_of_one_leaf() {
     const LEAVES: u64 = 256;
     let t = Setup::new(LEAVES);
     let small = t.run(&t.take, 16, &vec![(0, 0); (LEAVES * 256) as usize]);
@@ -199,8 +220,9 @@ fn mallocs_whose_bin_does_not_fit_take_a_leaf() {
         .collect();
     assert_eq!(
         blocks.len() as u64,
-        LEAVES - LEAVES / 16,
-        "2 KiB blocks served"
+        2 * (LEAVES - LEAVES / 16),
+        "2 KiB blocks served; {}",
+        t.books()
     );
     blocks.sort_unstable();
     assert!(

@@ -11,10 +11,10 @@
 // subgroup's 32 mallocs would make and give back 8 of them, each a tree buddy malloc and
 // free, where a bin of one word serves the subgroup. A bin of several leaves needs a free
 // block of its order: a malloc that cannot have one (on a heap cut up by smaller blocks,
-// after merging) takes a marked leaf of its own, as a large malloc takes its block. Merges
-// run between passes of malloc, never inside its rounds (ua_malloc says why). A bin's
-// state lives in heap_meta, not in the bin, so all of its bytes are blocks and no tail
-// space is needed.
+// after merging, or with fewer free leaves) makes bins of one leaf, as the paper's, which
+// waste nothing either (UA_ONE_LEAF in the state word). Merges run between passes of
+// malloc, never inside its rounds (ua_malloc says why). A bin's state lives in heap_meta,
+// not in the bin, so all of its bytes are blocks and no tail space is needed.
 // Two-stage resource management as in the paper: one bulk semaphore per class counts the
 // free blocks of the class's bins (a batch is one fresh bin: the producer takes a block
 // from the tree buddy, keeps a block of its own and signals the others); then a bin with a
@@ -66,12 +66,12 @@
 // that may have a free block;
 // UA_CLAIM_FAILURES, UA_WAIT_FAILURES and UA_BIT_FAILURES, the mallocs that failed for
 // contention by cause (no bin found for a unit, the wait ran out, no bit found for a
-// count); UA_BIN_PRODUCERS, the calls asking the tree buddy for a bin now, and
-// UA_BIN_HOLDERS, the small mallocs holding leaves reserved between two passes (a bin's,
-// rarely a leaf of their own). A bin's leaves are reserved for a bin's worth of mallocs,
-// so while either count is non-zero a malloc that finds every free leaf reserved is not
-// out of memory yet: it waits in its rounds for the first kind and ends its pass, as for a
-// merge, for the second.
+// count); UA_BIN_PRODUCERS, the calls making a bin now. Their leaves are reserved for a
+// bin's worth of mallocs, and go back unused if the tree buddy has them only in pieces, so
+// while the count is non-zero a malloc that finds every free leaf reserved and no block
+// of its class is not out of memory yet: it waits in its rounds. A bin's leaves are never
+// held between passes (a large block's are), so that the count covers every reservation
+// made for a bin.
 //
 // Invariants
 //   - Once no call is in flight, a class's semaphore count is the sum of its live bins'
@@ -118,12 +118,15 @@
 // Init and growth: bins are tree buddy blocks, so the tree buddy's hooks cover UAlloc too.
 #include "../tbuddy/hooks.wgsl"
 
-// A bin's state word: free count << UA_COUNT_SHIFT | UA_LIVE | class (UA_CLASS_MASK), laid
-// out on the host (src/ualloc.rs). The count has 28 bits: decrements that find no free
-// block are undone, and until then they take the count below zero; however many are in
-// flight, a wrapped count stays far above a bin's blocks, so no reader takes it for one.
+// A bin's state word: free count << UA_COUNT_SHIFT | UA_ONE_LEAF (a bin of one leaf where
+// its class's bins have several) | UA_LIVE | class (UA_CLASS_MASK), laid out on the host
+// (src/ualloc.rs). The count has 27 bits: decrements that find no free block are undone,
+// and until then they take the count below zero; however many are in flight, a wrapped
+// count stays far above a bin's blocks, so no reader takes it for one. Counts move in
+// multiples of UA_COUNT_ONE, so the bits below never change while a bin is live.
 const UA_COUNT_ONE: u32 = 1u << UA_COUNT_SHIFT;
-const UA_KEY_MASK: u32 = UA_COUNT_ONE - 1u;
+// A live bin of a class, whatever its size.
+const UA_KEY_MASK: u32 = UA_LIVE | UA_CLASS_MASK;
 // Give-back candidates per class a malloc retries when the tree buddy runs out.
 const UA_OOM_RETRIES: u32 = 256u;
 // Summary bitmap 1 (bitmap 0 is the tree buddy's available tree).
@@ -137,27 +140,43 @@ fn ua_sem(c: u32) -> u32 {
 
 // The tree buddy order of class c's bins: one leaf up to UA_WORD_BIN_CLASS (64 B and
 // below), then as many leaves as hold 32 blocks (one bitmap word), fewer only where the
-// tree buddy has no block that large.
+// tree buddy has no block that large. A bin of one leaf (order 0) serves a class of larger
+// bins where no free block of their order can be had.
 fn ua_bin_order(c: u32) -> u32 {
     return min(max(c, UA_WORD_BIN_CLASS) - UA_WORD_BIN_CLASS, UA_MAX_BIN_ORDER);
 }
 
+// The order of the live bin whose state word is `state`.
+fn ua_order_of(state: u32) -> u32 {
+    return select(ua_bin_order(state & UA_CLASS_MASK), 0u, (state & UA_ONE_LEAF) != 0u);
+}
+
+// Blocks of a bin of class c and order o.
+fn ua_blocks_at(c: u32, o: u32) -> u32 {
+    return (UA_LEAF_UNITS << o) >> c;
+}
+
 fn ua_blocks(c: u32) -> u32 {
-    return (UA_LEAF_UNITS << ua_bin_order(c)) >> c;
+    return ua_blocks_at(c, ua_bin_order(c));
 }
 
-// The state word of a live bin of class c with `count` free blocks.
-fn ua_state(c: u32, count: u32) -> u32 {
-    return (count << UA_COUNT_SHIFT) | UA_LIVE | c;
+fn ua_blocks_of(state: u32) -> u32 {
+    return ua_blocks_at(state & UA_CLASS_MASK, ua_order_of(state));
 }
 
-// Bitmap words a bin of class c uses, and the bits of each that hold blocks.
+// The state word of a live bin of class c and order o with `count` free blocks.
+fn ua_state(c: u32, o: u32, count: u32) -> u32 {
+    let one_leaf = select(0u, UA_ONE_LEAF, o != ua_bin_order(c));
+    return (count << UA_COUNT_SHIFT) | one_leaf | UA_LIVE | c;
+}
+
+// Bitmap words a bin of class c uses (a bin of one leaf fits in its class's first), and
+// the bits of a word that hold blocks in a bin of `blocks` blocks.
 fn ua_bitmap_words(c: u32) -> u32 {
     return max(ua_blocks(c) >> 5u, 1u);
 }
 
-fn ua_word_mask(c: u32) -> u32 {
-    let blocks = ua_blocks(c);
+fn ua_word_mask(blocks: u32) -> u32 {
     return select((1u << blocks) - 1u, 0xffffffffu, blocks >= 32u);
 }
 
@@ -172,7 +191,8 @@ fn ua_set_index(c: u32, bin: u32) -> u32 {
 // Whether a state word is a live bin of class c with a free block.
 fn ua_has_free(state: u32, c: u32) -> bool {
     let count = ua_count(state);
-    return (state & UA_KEY_MASK) == (UA_LIVE | c) && count > 0u && count <= ua_blocks(c);
+    return (state & UA_KEY_MASK) == (UA_LIVE | c) && count > 0u
+        && count <= ua_blocks_of(state);
 }
 
 // The class of a malloc of `units` 16-byte units: the smallest power of two that holds it.
@@ -189,14 +209,14 @@ fn ua_take_count(bin: u32, c: u32) -> bool {
         return false;
     }
     let took = ua_take_counts(bin, c, 1u);
-    if (took.x == 1u && took.y == 1u) {
+    if (took.x == 1u && ua_count(took.y) == 1u) {
         ua_hide(bin, c);
     }
     return took.x == 1u;
 }
 
 // Takes up to `k` free counts of bin `bin` of class c with one decrement: how many it took
-// (0 if the bin is not a live bin of c with a free block) and the count it found. The
+// (0 if the bin is not a live bin of c with a free block) and the state it found. The
 // excess is undone at once (ua_undo shows the bin again, or lists it for a give-back, if a
 // free came meanwhile); showing or hiding the bin otherwise is the caller's. No look
 // before the decrement: after a search that took the bin's bit (ua_find_counts), a plain
@@ -207,13 +227,13 @@ fn ua_take_counts(bin: u32, c: u32, k: u32) -> vec2<u32> {
     let old = atomicSub(&heap_meta[UA_STATE + bin], k * UA_COUNT_ONE);
     let count = ua_count(old);
     var have = min(count, k);
-    if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count > ua_blocks(c)) {
+    if ((old & UA_KEY_MASK) != (UA_LIVE | c) || count > ua_blocks_of(old)) {
         have = 0u;
     }
     if (have < k) {
         ua_undo(bin, k - have);
     }
-    return vec2<u32>(have, count);
+    return vec2<u32>(have, old);
 }
 
 // The bin has no free block of class c (or is not c's): clear its summary bit, then read
@@ -239,7 +259,9 @@ fn ua_claim_bit(bin: u32, c: u32, seed: u32) -> u32 {
     // reads each word at most once between two losses.
     const UA_BIT_TRIES = 4096u;
     let words = ua_bitmap_words(c);
-    let mask = ua_word_mask(c);
+    // The bin's size from its state word, which stays live while the caller holds a count
+    // (the atomic that took it came before this load, on the same word).
+    let mask = ua_word_mask(ua_blocks_of(atomicLoad(&heap_meta[UA_STATE + bin])));
     var rng = heap_hash(seed) | 1u;
     var w = rng % words;
     var seen = atomicLoad(&heap_meta[UA_BITMAP + UA_BITMAP_WORDS * bin + w]);
@@ -266,22 +288,24 @@ fn ua_claim_bit(bin: u32, c: u32, seed: u32) -> u32 {
 // counts a malloc could not use): shows the bin again if it had none, signals the class's
 // semaphore, and gives the bin back to the tree buddy if all its blocks are free.
 fn ua_give_counts(bin: u32, c: u32, n: u32) {
-    let empty = ua_return_counts(bin, c, n);
+    let emptied = ua_return_counts(bin, c, n);
     bsem_signal(ua_sem(c), n, 0u);
-    if (empty) {
-        ua_give_back(bin, c);
+    if (emptied != TB_NO_ORDER) {
+        ua_give_back(bin, c, emptied);
     }
 }
 
 // Adds `n` free counts to bin `bin` of class c and shows it again if it had none, or if a
 // decrement being undone made it look so (that undo then shows it too: ua_undo). Returns
-// whether all its blocks are free now. The caller signals the semaphore after it.
-fn ua_return_counts(bin: u32, c: u32, n: u32) -> bool {
+// the bin's order if all its blocks are free now, else TB_NO_ORDER. The caller signals the
+// semaphore after it.
+fn ua_return_counts(bin: u32, c: u32, n: u32) -> u32 {
     let old = atomicAdd(&heap_meta[UA_STATE + bin], n * UA_COUNT_ONE);
-    if (ua_count(old) == 0u || ua_count(old) > ua_blocks(c)) {
+    let blocks = ua_blocks_of(old);
+    if (ua_count(old) == 0u || ua_count(old) > blocks) {
         sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     }
-    return ua_count(old) + n == ua_blocks(c);
+    return select(TB_NO_ORDER, ua_order_of(old), ua_count(old) + n == blocks);
 }
 
 fn ua_give_count(bin: u32, c: u32) {
@@ -293,16 +317,17 @@ fn ua_give_count(bin: u32, c: u32) {
 // taken meanwhile. While mallocs of the class wait or hold units the semaphore cannot
 // spare the blocks (they may be the ones those mallocs will find); the bin then becomes a
 // candidate in the class's range of UA_RETIRE, retried by later frees of the class and by
-// any malloc that finds the tree buddy out of leaves (ua_retry_give_backs).
-fn ua_give_back(bin: u32, c: u32) {
+// any malloc that finds the tree buddy out of leaves (ua_retry_give_backs). o: the bin's
+// order.
+fn ua_give_back(bin: u32, c: u32, o: u32) {
     let s = ua_sem(c);
-    if (ua_may_take(c, ua_blocks(c))) {
-        let r = ua_retire(bin, c);
+    if (ua_take_for_give_back(c, ua_blocks_at(c, o))) {
+        let r = ua_retire(bin, c, o);
         if (r == UA_RETIRED) {
-            tb_count_given(ua_bin_order(c), 1u);
+            tb_count_given(o, 1u);
             return;
         }
-        bsem_signal(s, ua_blocks(c), 0u);
+        bsem_signal(s, ua_blocks_at(c, o), 0u);
         if (r == UA_IN_USE) {
             return;
         }
@@ -311,11 +336,23 @@ fn ua_give_back(bin: u32, c: u32) {
 }
 
 // Takes `n` units (empty bins' blocks, or what of them a release's own frees do not
-// cover) from class c's semaphore, unless mallocs of the class wait or hold units; with
-// n = 0 only the look.
-fn ua_may_take(c: u32, n: u32) -> bool {
+// cover) from class c's semaphore for a give-back, unless mallocs of the class wait or
+// hold units. Tried again while none does: the count can be short for a moment although
+// the blocks are free, when a release elsewhere has added a free block to its bin but not
+// yet signalled it, and another release took the unit of one of these blocks for its own
+// bin meanwhile. Releases signal every unit they keep no bin for before they take
+// (ua_release_class), so such a signal never waits on a take and lands within the tries;
+// a bin whose take still fails is only listed for a later give-back.
+fn ua_take_for_give_back(c: u32, n: u32) -> bool {
+    const UA_TAKE_TRIES = 64u;
     let s = ua_sem(c);
-    return atomicLoad(&heap_meta[s + 1u]) == 0u && (n == 0u || bsem_try_take(s, n));
+    var took = false;
+    var waited_for = false; // a malloc of the class waits or holds units
+    for (var t = 0u; t < UA_TAKE_TRIES && !took && !waited_for; t++) {
+        waited_for = atomicLoad(&heap_meta[s + 1u]) != 0u;
+        took = !waited_for && (n == 0u || bsem_try_take(s, n));
+    }
+    return took;
 }
 
 // What ua_retire did with an empty bin whose blocks its caller took from the semaphore:
@@ -327,17 +364,17 @@ const UA_RETIRED: u32 = 0u;
 const UA_IN_USE: u32 = 1u;
 const UA_RETRY_LATER: u32 = 2u;
 
-fn ua_retire(bin: u32, c: u32) -> u32 {
-    let full = ua_state(c, ua_blocks(c));
+fn ua_retire(bin: u32, c: u32, o: u32) -> u32 {
+    let full = ua_state(c, o, ua_blocks_at(c, o));
     for (var attempt = 0u; attempt < 4u; attempt++) {
         let r = atomicCompareExchangeWeak(&heap_meta[UA_STATE + bin], full, 0u);
         if (r.exchanged) {
-            for (var i = 1u; i < (1u << ua_bin_order(c)); i++) {
+            for (var i = 1u; i < (1u << o); i++) {
                 atomicStore(&heap_meta[UA_HINT + bin + i], 0u);
             }
             sb_try_clear(UA_SETS, ua_set_index(c, bin));
             sb_try_clear(UA_RETIRE, ua_set_index(c, bin));
-            at_publish_freed(ua_bin_order(c), bin >> ua_bin_order(c));
+            at_publish_freed(o, bin >> o);
             return UA_RETIRED;
         }
         if (r.old_value != full) {
@@ -364,29 +401,31 @@ fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
             return;
         }
         // An atomic read once the take has returned (ua_hide says why not a load).
-        let full = ua_state(c, ua_blocks(c));
-        if (atomicOr(&heap_meta[UA_STATE + bin], 0u) == full) {
-            ua_give_back(bin, c);
+        let now = atomicOr(&heap_meta[UA_STATE + bin], 0u);
+        let o = ua_order_of(now);
+        if (now == ua_state(c, o, ua_blocks_at(c, o))) {
+            ua_give_back(bin, c, o);
         }
     }
 }
 
-// Makes `leaf`, a leaf the caller took from the tree buddy, a fresh bin of class c with
-// `kept` of its counts taken by its producer (so a fresh bin never looks empty to a
-// give-back; the producer claims their bits like any holder of counts), shows it, and
-// signals its other blocks, retiring `batches` batches of the semaphore. Returns the bin.
-fn ua_fresh_bin(leaf: u32, c: u32, kept: u32, batches: u32) -> u32 {
+// Makes `leaf`, a block of order o the caller took from the tree buddy, a fresh bin of
+// class c with `kept` of its counts taken by its producer (so a fresh bin never looks
+// empty to a give-back; the producer claims their bits like any holder of counts), shows
+// it, and signals its other blocks, retiring `batches` batches of the semaphore. Returns
+// the bin.
+fn ua_fresh_bin(leaf: u32, c: u32, o: u32, kept: u32, batches: u32) -> u32 {
     let bin = heap_unit_of(leaf) >> UA_LEAF_SHIFT;
-    let left = ua_blocks(c) - kept;
+    let left = ua_blocks_at(c, o) - kept;
     // Its other leaves name its class, for frees (ua_free).
-    for (var i = 1u; i < (1u << ua_bin_order(c)); i++) {
+    for (var i = 1u; i < (1u << o); i++) {
         atomicStore(&heap_meta[UA_HINT + bin + i], c + 1u);
     }
     // The bin is shown only once its state word is live: the set depends on what the add
     // returned (whose live flag is clear: the leaf was not UAlloc's), so it cannot land
     // before the add, where a search would find a bin that is not yet live, hide it, and
     // leave it hidden with free blocks.
-    let before = atomicAdd(&heap_meta[UA_STATE + bin], ua_state(c, left));
+    let before = atomicAdd(&heap_meta[UA_STATE + bin], ua_state(c, o, left));
     if (left > 0u && (before & UA_LIVE) == 0u) {
         sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
     }
@@ -421,7 +460,7 @@ fn ua_undo(bin: u32, n: u32) {
     let k = now & UA_CLASS_MASK;
     if (k < UA_CLASSES && ua_has_free(now, k)) {
         sb_set(UA_SETS, ua_set_index(k, bin), sb_top(UA_SET_SHIFT));
-        if (ua_count(now) == ua_blocks(k)) {
+        if (ua_count(now) == ua_blocks_of(now)) {
             sb_set(UA_RETIRE, ua_set_index(k, bin), sb_top(UA_SET_SHIFT));
         }
     }
@@ -429,12 +468,13 @@ fn ua_undo(bin: u32, n: u32) {
 
 #ifdef GPU_HEAP_SUBGROUPS
 // Finds a bin of class c with free blocks and takes up to `k` of its counts (the caller
-// holds k units of the class's semaphore): the bin and how many it took, or SB_NONE and 0.
+// holds k units of the class's semaphore): the bin, how many it took and the bin's blocks,
+// or SB_NONE and 0.
 // Unlike ua_find_bin it claims the bin's summary bit while it takes (the search's take),
 // so that the searchers of other subgroups, each wanting up to a bin's worth of counts,
 // look elsewhere rather than lose the same bin's few counts to each other; the bin is
 // shown again if counts are left, as after any clear (ua_hide).
-fn ua_find_counts(c: u32, seed: u32, k: u32) -> vec2<u32> {
+fn ua_find_counts(c: u32, seed: u32, k: u32) -> vec3<u32> {
     const UA_SEARCH_TRIES = 8u;
     for (var t = 0u; t < UA_SEARCH_TRIES; t++) {
         let bin = sb_search(UA_SETS, c << UA_SET_SHIFT, UA_SET_SHIFT, seed + t, 4u, 0u, true);
@@ -445,14 +485,14 @@ fn ua_find_counts(c: u32, seed: u32, k: u32) -> vec2<u32> {
         // hidden (a free that raises its count from zero or from below it shows it, and
         // so does the undo of a decrement that took it below zero, as of any taken short).
         let took = ua_take_counts(bin, c, k);
-        if (took.x == k && took.y > k) {
+        if (took.x == k && ua_count(took.y) > k) {
             sb_set(UA_SETS, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
         }
         if (took.x > 0u) {
-            return vec2<u32>(bin, took.x);
+            return vec3<u32>(bin, took.x, ua_blocks_of(took.y));
         }
     }
-    return vec2<u32>(SB_NONE, 0u);
+    return vec3<u32>(SB_NONE, 0u, 0u);
 }
 
 // The lowest `n` set bits of `word`.
@@ -543,7 +583,8 @@ fn ua_collective_take(c: u32) -> UaGroup {
         g.have = found.y;
         if (g.have > 0u && words == 1u) {
             let word = UA_BITMAP + UA_BITMAP_WORDS * g.bin;
-            let pick = ua_lowest_bits(~atomicLoad(&heap_meta[word]) & ua_word_mask(lead), g.have);
+            let free = ~atomicLoad(&heap_meta[word]) & ua_word_mask(found.z);
+            let pick = ua_lowest_bits(free, g.have);
             if (pick != 0u) {
                 g.got = pick & ~atomicOr(&heap_meta[word], pick);
             }
@@ -604,7 +645,7 @@ fn ua_collective_place(g: UaGroup, fresh: u32) -> UaCollective {
     // The lanes holding a count of the group's one bin claim their blocks a word at a
     // time: the first of them sets as many free bits of the word as lanes wait, and each
     // waiting lane takes one of the bits that were indeed free.
-    let mask = ua_word_mask(lead);
+    let mask = ua_word_mask(per); // several words: a bin of its class's order
     let base = UA_BITMAP + UA_BITMAP_WORDS * out.bin;
     let w0 = subgroupBroadcastFirst(heap_hash(out.bin ^ bsem_ticket) % words);
     for (var t = 0u; t < UA_GROUP_WORD_TRIES; t++) {
@@ -640,16 +681,16 @@ fn ua_collective_place(g: UaGroup, fresh: u32) -> UaCollective {
 // a kernel's registers set how many workgroups a multiprocessor keeps resident (see
 // BENCHMARKS.md, Registers); between two passes nothing of the rounds is live.
 fn ua_malloc(size_bytes: u32) -> HeapAlloc {
-    // The first pass and two more after merging; the last takes a leaf of its own for a
-    // bin it still cannot have.
+    // The first pass and two more after merging; the last makes bins of one leaf where it
+    // still cannot have a bin of its class's order.
     const UA_PASSES = 3u;
     let units = heap_units_for(size_bytes);
     var result = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
     var merge = TB_NO_ORDER; // the order the last pass found only in pieces
     var merged = HEAP_OK; // what the merge for it reported
-    // Leaves of this order reserved by a tree buddy malloc that wanted a merge, kept for
-    // the next (TB_MERGE_WANTED): given back between passes, they could go to a malloc
-    // that cuts up the blocks the merge is to join.
+    // Leaves of this order reserved by a large malloc's tree buddy malloc that wanted a
+    // merge, kept for the next (TB_MERGE_WANTED): given back between passes, they could go
+    // to a malloc that cuts up the blocks the merge is to join.
     var held = TB_NO_ORDER;
     // A merge before every pass but the first, and one after the last if that still found
     // its block only in pieces (one call site: the merges are large once inlined).
@@ -663,7 +704,7 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
         }
     }
     if (held != TB_NO_ORDER) {
-        ua_drop_held(held, units <= (UA_LEAF_UNITS >> 1u));
+        tb_unreserve(1u << held);
     }
     // The last pass failed with its block in pieces: out of memory if the merge after it
     // found no pair to merge, else a failure for contention (pairs left, or what it merged
@@ -673,15 +714,6 @@ fn ua_malloc(size_bytes: u32) -> HeapAlloc {
         atomicAdd(&heap_meta[TB_MERGE_FAILURES], 1u);
     }
     return result;
-}
-
-// Gives back the leaves of order `order` that a malloc held between passes; a small
-// malloc's (a bin's, or its own leaf's) leave UA_BIN_HOLDERS too.
-fn ua_drop_held(order: u32, small: bool) {
-    tb_unreserve(1u << order);
-    if (small) {
-        atomicSub(&heap_meta[UA_BIN_HOLDERS], 1u);
-    }
 }
 
 // One pass of malloc: rounds of the subgroup's collective attempt, semaphore steps, bin
@@ -713,14 +745,17 @@ fn ua_rounds(
     var counted = SB_NONE; // a bin of which this call holds a count; its bit is still to be set
     var retry = false; // the give-back candidates are to be retried at the next round's start
     var retried = false; // they were, after the tree buddy ran out
-    // The tree buddy's free leaves were all reserved while other calls were asking it for
-    // bins: this call waits until they are done, leaves come back, or blocks of the class
-    // appear (those calls are in this same loop, so a wait for them keeps the progress
-    // rule).
+    // The tree buddy's free leaves were all reserved while other calls were making bins:
+    // this call waits until they are done, leaves come back, or blocks of the class appear
+    // (those calls are in this same loop, so a wait for them keeps the progress rule).
     var starved = false;
-    // No bin of the class could be had though the tree buddy may have smaller blocks: this
-    // call takes a marked leaf of its own, as a large malloc takes its block.
-    var whole = false;
+    // No bin of the class's order could be had (no free block of it, or not enough free
+    // leaves): the bins this call makes are single leaves, which hold fewer blocks.
+    var one_leaf = false;
+    // The tree buddy and the class had nothing while no bin was counted as being made: one
+    // more round before out of memory, since a maker that had just reserved the last
+    // leaves may not have been counted yet.
+    var confirmed = false;
     var misses = 0u; // rounds this call held a unit and found no bin with a count
     // The loop ends at the end of a round (a block claimed, the claim failed, a large
     // block's outcome, or out of memory), never by a return or break from inside it: a lane
@@ -737,8 +772,11 @@ fn ua_rounds(
             retry = false;
             ua_retry_all_give_backs(bsem_ticket ^ units);
         }
+        // The tree buddy order of what this call asks for: a bin, or a large block.
+        let bin_order = select(ua_bin_order(c), 0u, one_leaf);
+        let order = select(bin_order, tb_order_for(size_bytes), large);
         if (starved) {
-            let leaves = 1u << select(ua_bin_order(c), tb_order_for(size_bytes), large || whole);
+            let leaves = 1u << order;
             if (atomicLoad(&heap_meta[UA_BIN_PRODUCERS]) != 0u
                 && atomicLoad(&heap_meta[TB_FREE]) < leaves && bsem_count(s) <= 0) {
                 continue;
@@ -749,7 +787,6 @@ fn ua_rounds(
         var producing = false; // this call is to make the semaphore's batch: a fresh bin
         var own_bin = false; // this call holds a unit and makes a bin of its own
         var bin = SB_NONE;
-        let alone = large || whole; // a block of the tree buddy's own, no bin
 #ifdef GPU_HEAP_SUBGROUPS
         // The first round of a small malloc is the subgroup's collective attempt.
         let collective = round == 0u && !large;
@@ -763,7 +800,7 @@ fn ua_rounds(
 #endif
         if (counted != SB_NONE) {
             bin = counted;
-        } else if (!alone && !collective) {
+        } else if (!large && !collective) {
             if (!holding) {
                 var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait, false);
                 if (r == BSEM_PENDING && wait.waited >= UA_PATIENCE) {
@@ -797,56 +834,55 @@ fn ua_rounds(
             }
         }
         var leaf = HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
-        let size = select((UA_LEAF_UNITS * 16u) << ua_bin_order(c), size_bytes, alone);
-        let order = tb_order_for(size);
-        if (alone || kept > 0u) {
+        // A bin's maker, counted in UA_BIN_PRODUCERS from its reservation until its bin is
+        // shown or its leaves are back (a merge wanted): while one is, a call that finds no
+        // free leaf and no block of its class is not out of memory yet.
+        var counted_maker = false;
+        if (large || kept > 0u) {
             if (*held != TB_NO_ORDER && *held != order) {
-                ua_drop_held(*held, !large);
+                tb_unreserve(1u << *held);
                 *held = TB_NO_ORDER;
             }
-            // Counted while the tree buddy is asked for a bin, and while a small malloc
-            // holds leaves between passes (see the header): a bin's, or, rarely, the one
-            // leaf of a malloc that takes a leaf of its own (`whole`), which the tree buddy
-            // can also answer with a merge wanted while its blocks are all being claimed.
-            let was_held = *held == order;
-            if (!alone) {
-                atomicAdd(&heap_meta[UA_BIN_PRODUCERS], 1u);
-            }
-            leaf = tb_malloc(size, alone, false, was_held);
-            *held = select(TB_NO_ORDER, order, leaf.units == TB_MERGE_WANTED);
-            if (!alone) {
-                atomicSub(&heap_meta[UA_BIN_PRODUCERS], 1u);
-            }
+            var reserved = *held == order;
             if (!large) {
-                let holds = *held == order;
-                if (holds && !was_held) {
-                    atomicAdd(&heap_meta[UA_BIN_HOLDERS], 1u);
-                } else if (was_held && !holds) {
-                    atomicSub(&heap_meta[UA_BIN_HOLDERS], 1u);
+                // Counted only once reserved, so that calls out of leaves never wait for
+                // each other; one that misses this count between the two atomics looks
+                // again a round later (`confirmed`).
+                reserved = tb_reserve(1u << order) != TB_NOT_RESERVED;
+                counted_maker = reserved;
+                if (reserved) {
+                    atomicAdd(&heap_meta[UA_BIN_PRODUCERS], 1u);
                 }
+            }
+            if (large || reserved) {
+                let size = select((UA_LEAF_UNITS * 16u) << order, size_bytes, large);
+                leaf = tb_malloc(size, large, false, reserved);
+            } else {
+                leaf = HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+            }
+            // A large block's leaves are held across the merge it wants (see ua_malloc); a
+            // bin's go back at once: held by thousands of makers, they would take every
+            // free leaf from the mallocs after them, and a bin of one leaf needs no merge.
+            *held = select(TB_NO_ORDER, order, leaf.units == TB_MERGE_WANTED && large);
+            if (!large && reserved && leaf.units == TB_MERGE_WANTED) {
+                tb_unreserve(1u << order);
             }
         }
         // Out of leaves (not a merge wanted, which also says out of memory) while other
-        // calls hold a bin's leaves: they may give leaves back (a bin that needs a merge
-        // ends up one leaf) or serve this call from their bins. Calls asking the tree buddy
-        // now are waited for in this loop (`starved`); for calls holding leaves between
-        // their passes, a pass other than the last ends, as for a merge, and the next tries
-        // again (a wait here could spin on such a call of this subgroup, which merges
-        // outside this loop: the progress rule).
-        let out_of_leaves = leaf.status == HEAP_OUT_OF_MEMORY && leaf.units != TB_MERGE_WANTED;
-        let producers = out_of_leaves && atomicLoad(&heap_meta[UA_BIN_PRODUCERS]) != 0u;
-        let starving = out_of_leaves && !producers && !last
-            && atomicLoad(&heap_meta[UA_BIN_HOLDERS]) != 0u;
-        if (alone) {
+        // calls are making bins: they may give leaves back (a bin that needs a merge does)
+        // or serve this call from their bins, so it waits for them (`starved`); they are
+        // in this same loop, which keeps the progress rule.
+        let producers = leaf.status == HEAP_OUT_OF_MEMORY && leaf.units != TB_MERGE_WANTED
+            && atomicLoad(&heap_meta[UA_BIN_PRODUCERS]) != 0u;
+        if (large) {
             if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
                 retried = true;
                 retry = true;
             } else if (producers) {
                 starved = true;
-            } else if (starving) {
-                *merge = order;
-                status = HEAP_OUT_OF_MEMORY;
-                stopped = true;
+            } else if (leaf.status == HEAP_OUT_OF_MEMORY && leaf.units != TB_MERGE_WANTED
+                && !confirmed) {
+                confirmed = true;
             } else {
                 if (leaf.units == TB_MERGE_WANTED) {
                     // Only in pieces: the next pass merges first (the last one fails).
@@ -864,7 +900,11 @@ fn ua_rounds(
         }
         var fresh = SB_NONE;
         if (kept > 0u && leaf.status == HEAP_OK) {
-            fresh = ua_fresh_bin(leaf.handle, c, kept, select(0u, 1u, producing));
+            fresh = ua_fresh_bin(leaf.handle, c, order, kept, select(0u, 1u, producing));
+        }
+        if (counted_maker) {
+            // After the bin was shown and its blocks signalled, or its leaves given back.
+            atomicSub(&heap_meta[UA_BIN_PRODUCERS], 1u);
         }
 #ifdef GPU_HEAP_SUBGROUPS
         if (collective) {
@@ -892,29 +932,30 @@ fn ua_rounds(
             // malloc of another class may need their leaves).
             bsem_signal(s, 0u, 1u);
             wait = bsem_new_wait();
-            if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
-                retried = true;
-                retry = true;
-            } else if (producers && bsem_count(s) <= 0) {
-                starved = true;
-            } else if (starving && bsem_count(s) <= 0) {
+            let none = bsem_count(s) <= 0;
+            if (none && order > 0u && leaf.units == TB_MERGE_WANTED && !last) {
+                // The tree buddy has the leaves only in pieces: merge, then try again.
                 *merge = order;
                 status = HEAP_OUT_OF_MEMORY;
                 stopped = true;
-            } else if (bsem_count(s) <= 0 && leaf.units == TB_MERGE_WANTED && !last) {
-                // The tree buddy has the leaves only in pieces: merge, then try again.
-                *merge = *held;
-                status = HEAP_OUT_OF_MEMORY;
-                stopped = true;
-            } else if (bsem_count(s) <= 0 && ua_bin_order(c) > 0u) {
+            } else if (none && order > 0u) {
                 // A bin of several leaves needs a free block of its order, which a heap
                 // cut up by smaller blocks may lack (or the tree buddy may not merge one
-                // while others wait on the smaller order): one leaf will do.
-                whole = true;
-            } else if (bsem_count(s) <= 0) {
-                // After the retry, out of memory unless blocks are there now: bins in
-                // production elsewhere are as likely to find no leaf, and waiting for them
-                // with every other malloc of a full heap only runs out the rounds.
+                // while others wait on the smaller order), and as many free leaves: bins of
+                // one leaf will do.
+                one_leaf = true;
+            } else if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
+                // Empty bins waiting to be given back go back first.
+                retried = true;
+                retry = true;
+            } else if (producers && none) {
+                starved = true;
+            } else if (none && !confirmed) {
+                confirmed = true;
+            } else if (none) {
+                // Out of memory unless blocks are there now: bins in production elsewhere
+                // are as likely to find no leaf, and waiting for them with every other
+                // malloc of a full heap only runs out the rounds.
                 status = leaf.status;
                 stopped = true;
             }
@@ -951,7 +992,7 @@ fn ua_rounds(
 fn ua_bin_at(leaf: u32, k: u32) -> vec2<u32> {
     let head = leaf & ~((1u << k) - 1u);
     let state = atomicLoad(&heap_meta[UA_STATE + head]);
-    if ((state & UA_LIVE) != 0u && ua_bin_order(state & UA_CLASS_MASK) == k) {
+    if ((state & UA_LIVE) != 0u && ua_order_of(state) == k) {
         return vec2<u32>(head, state);
     }
     return vec2<u32>(SB_NONE, 0u);
@@ -1047,47 +1088,57 @@ fn ua_release(bin: u32, c: u32, unit: u32) {
 fn ua_release_class(bin: u32, c: u32, n: u32, acts: bool) {
     // The first lane acts for the class.
     let first = subgroupExclusiveAdd(1u) == 0u;
-    var empty = false;
+    var o = TB_NO_ORDER; // the order of this lane's bin if its frees emptied it
     if (acts) {
-        empty = ua_return_counts(bin, c, n);
+        o = ua_return_counts(bin, c, n);
     }
+    let empty = o != TB_NO_ORDER;
     // The signals come after every lane's add has returned, so a malloc that takes one of
     // these units finds the count in its bin.
     let s = ua_sem(c);
     let freed = subgroupAdd(select(0u, n, acts));
-    let bins = subgroupAdd(select(0u, 1u, empty));
+    let mine = select(0u, ua_blocks_at(c, o), empty); // the blocks of this lane's empty bin
+    let emptied = subgroupAdd(mine);
     var unsignalled = freed; // the first lane's: units these frees add to the semaphore
-    if (bins > 0u) {
+    if (emptied > 0u) {
         // The emptied bins' blocks leave the semaphore before the bins leave the class,
         // netted against these frees' own units: where those cover the blocks (a subgroup
         // that freed whole bins) the rest is signalled, else the difference is taken from
         // the count, one atomic on the word that every malloc and free of the class hits
         // where a signal and a take would be two. Either only while no malloc of the
         // class waits or holds units; otherwise the units are signalled and the bins stay
-        // candidates for a later give-back.
+        // candidates for a later give-back. The units beyond the blocks are signalled
+        // first: another release may be taking them (ua_take_for_give_back).
+        let covered = min(freed, emptied);
         var took = false;
         if (first) {
-            let blocks = bins * ua_blocks(c);
-            let covered = min(freed, blocks);
-            took = ua_may_take(c, blocks - covered);
+            bsem_signal(s, freed - covered, 0u);
+            unsignalled = covered;
+            took = ua_take_for_give_back(c, emptied - covered);
             if (took) {
-                unsignalled = freed - covered;
+                unsignalled = 0u;
             }
         }
         took = subgroupBroadcastFirst(u32(took)) != 0u;
         var r = UA_RETRY_LATER;
         if (empty && took) {
-            r = ua_retire(bin, c);
+            r = ua_retire(bin, c, o);
         }
         if (empty && r == UA_RETRY_LATER) {
             sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
         }
-        let gone = subgroupAdd(select(0u, 1u, empty && r == UA_RETIRED));
+        // The bins that went back, counted per order: the class's, and single leaves.
+        let retired = empty && r == UA_RETIRED;
+        let gone = subgroupAdd(select(0u, 1u, retired));
+        let gone_leaves = subgroupAdd(select(0u, 1u, retired && o != ua_bin_order(c)));
         if (took) {
-            unsignalled += (bins - gone) * ua_blocks(c);
+            unsignalled += emptied - subgroupAdd(select(0u, mine, retired));
         }
-        if (first && gone > 0u) {
-            tb_count_given(ua_bin_order(c), gone);
+        if (first && gone > gone_leaves) {
+            tb_count_given(ua_bin_order(c), gone - gone_leaves);
+        }
+        if (first && gone_leaves > 0u) {
+            tb_count_given(0u, gone_leaves);
         }
     }
     if (first) {

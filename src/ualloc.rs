@@ -248,8 +248,8 @@ pub struct UAllocClass {
 pub struct UAllocReport {
     /// Classes of 16 B up to half a leaf.
     pub classes: Vec<UAllocClass>,
-    /// Bins whose free count differs from the zero bits of their bitmap, or whose
-    /// bitmap has a bit past the class's blocks.
+    /// Bins whose free count differs from the zero bits of their bitmap, whose bitmap has
+    /// a bit past the bin's blocks, or marked as one leaf in a class of one-leaf bins.
     pub bad_bins: u64,
     /// The first few bad bins: index, state word and bitmap, for the report.
     pub bad_bin_details: Vec<String>,
@@ -381,7 +381,10 @@ impl GpuHeap {
             let used: u64 = bitmap.iter().map(|w| w.count_ones() as u64).sum();
             let past = (blocks..BITMAP_WORDS * 32)
                 .any(|b| bitmap[(b / 32) as usize] & (1 << (b % 32)) != 0);
-            if c >= CLASSES as usize || past || count + used != blocks {
+            // A bin of one leaf exists only for classes whose bins have several.
+            let stray =
+                state & ONE_LEAF != 0 && p.bin_order(c.min(CLASSES as usize - 1) as u32) == 0;
+            if c >= CLASSES as usize || past || stray || count + used != blocks {
                 bad(&mut report);
             }
             if let Some(class) = report.classes.get_mut(c) {

@@ -59,19 +59,18 @@
 //
 // State (heap_meta, layout in src/ualloc.rs), after the tree buddy's: per class its
 // semaphore (ua_sem); per bin, at its first leaf (`bin` below: bins are named by it), its
-// state word (UA_STATE + bin: free count << UA_COUNT_SHIFT | UA_LIVE | class; zero for a
-// leaf that starts no bin) and its bitmap (UA_BITMAP + 8 bin: a bit per block, set while
-// handed out); per leaf a hint (UA_HINT + leaf: one more than the class of the bin whose
-// other leaf it is, else zero); per class the range of summary bitmap UA_SETS of the bins
-// that may have a free block;
-// UA_CLAIM_FAILURES, UA_WAIT_FAILURES and UA_BIT_FAILURES, the mallocs that failed for
-// contention by cause (no bin found for a unit, the wait ran out, no bit found for a
-// count); UA_BIN_PRODUCERS, the calls making a bin now. Their leaves are reserved for a
-// bin's worth of mallocs, and go back unused if the tree buddy has them only in pieces, so
-// while the count is non-zero a malloc that finds every free leaf reserved and no block
-// of its class is not out of memory yet: it waits in its rounds. A bin's leaves are never
-// held between passes (a large block's are), so that the count covers every reservation
-// made for a bin.
+// state word (UA_STATE + bin: free count << UA_COUNT_SHIFT | UA_ONE_LEAF | UA_LIVE | class,
+// below; zero for a leaf that starts no bin) and its bitmap (UA_BITMAP + 8 bin: a bit per
+// block, set while handed out); per leaf a hint (UA_HINT + leaf: one more than the class of
+// the bin whose other leaf it is, else zero); per class the range of summary bitmap UA_SETS
+// of the bins that may have a free block; UA_CLAIM_FAILURES, UA_WAIT_FAILURES and
+// UA_BIT_FAILURES, the mallocs that failed for contention by cause (no bin found for a
+// unit, the wait ran out, no bit found for a count); UA_BIN_PRODUCERS, the calls making a
+// bin now. Their leaves are reserved for a bin's worth of mallocs, and go back unused if
+// the tree buddy has them only in pieces, so while the count is non-zero a malloc that
+// finds every free leaf reserved and no block of its class is not out of memory yet: it
+// waits in its rounds. A bin's leaves are never held between passes (a large block's are),
+// so that the count covers every reservation made for a bin.
 //
 // Invariants
 //   - Once no call is in flight, a class's semaphore count is the sum of its live bins'
@@ -107,12 +106,12 @@
 // Loops: malloc makes at most UA_PASSES passes, with a merge between two (tb_merge_for: at
 // most two sweeps of every region and one more); a pass at most UA_ROUNDS rounds (the
 // subgroup's collective attempt, a semaphore step, a search for a bin, or a wait for the
-// calls asking the tree buddy for bins; a large malloc's two tries are its first two
-// rounds); a bin search UA_SEARCH_TRIES tries; a bitmap claim at most UA_BIT_TRIES atomics,
-// a subgroup's claim UA_GROUP_WORD_TRIES words, and its bins at most UA_GROUP_BINS; the
-// give-back's compare-exchange at most 4 attempts, its retries UA_OOM_RETRIES per class; a
-// bin's hints one store per leaf; a free's look at every order UA_MAX_BIN_ORDER + 1 loads;
-// plus the tree buddy's and the summary bitmap's own.
+// calls making bins; a large malloc's two tries are its first two rounds); a bin search
+// UA_SEARCH_TRIES tries; a bitmap claim at most UA_BIT_TRIES atomics, a subgroup's claim
+// UA_GROUP_WORD_TRIES words, and its bins at most UA_GROUP_BINS; the give-back's
+// compare-exchange at most 4 attempts, its take UA_TAKE_TRIES, its retries UA_OOM_RETRIES
+// per class; a bin's hints one store per leaf; a free's look at every order
+// UA_MAX_BIN_ORDER + 1 loads; plus the tree buddy's and the summary bitmap's own.
 
 #include "../tbuddy/tbuddy.wgsl"
 // Init and growth: bins are tree buddy blocks, so the tree buddy's hooks cover UAlloc too.
@@ -201,18 +200,19 @@ fn ua_class_for(units: u32) -> u32 {
 }
 
 // Takes one free count of bin `bin` of class c, which a search found without taking its
-// bit: false (and nothing changed) if the bin is not a live bin of c with a free block.
-fn ua_take_count(bin: u32, c: u32) -> bool {
+// bit: the bin's blocks, or 0 (and nothing changed) if the bin is not a live bin of c with
+// a free block.
+fn ua_take_count(bin: u32, c: u32) -> u32 {
     // A look first: a bin seen empty or not of the class costs no atomic. A stale look only
     // sends the caller to ua_hide, which reads the word again with an atomic.
     if (!ua_has_free(atomicLoad(&heap_meta[UA_STATE + bin]), c)) {
-        return false;
+        return 0u;
     }
     let took = ua_take_counts(bin, c, 1u);
     if (took.x == 1u && ua_count(took.y) == 1u) {
         ua_hide(bin, c);
     }
-    return took.x == 1u;
+    return select(0u, ua_blocks_of(took.y), took.x == 1u);
 }
 
 // Takes up to `k` free counts of bin `bin` of class c with one decrement: how many it took
@@ -251,17 +251,15 @@ fn ua_hide(bin: u32, c: u32) {
     }
 }
 
-// Sets a zero bit of the bin's bitmap, of which the caller owns one (it took a count):
-// the block's handle.
-fn ua_claim_bit(bin: u32, c: u32, seed: u32) -> u32 {
+// Sets a zero bit of the bitmap of bin `bin` (class c, `blocks` blocks), of which the
+// caller owns one (it took a count): the block's handle.
+fn ua_claim_bit(bin: u32, c: u32, blocks: u32, seed: u32) -> u32 {
     // A try either reads the next word or loses a bit to another claimant, which then
     // holds it: a claimant loses at most (blocks - 1) races while no block comes back, and
     // reads each word at most once between two losses.
     const UA_BIT_TRIES = 4096u;
     let words = ua_bitmap_words(c);
-    // The bin's size from its state word, which stays live while the caller holds a count
-    // (the atomic that took it came before this load, on the same word).
-    let mask = ua_word_mask(ua_blocks_of(atomicLoad(&heap_meta[UA_STATE + bin])));
+    let mask = ua_word_mask(blocks);
     var rng = heap_hash(seed) | 1u;
     var w = rng % words;
     var seen = atomicLoad(&heap_meta[UA_BITMAP + UA_BITMAP_WORDS * bin + w]);
@@ -341,8 +339,10 @@ fn ua_give_back(bin: u32, c: u32, o: u32) {
 // the blocks are free, when a release elsewhere has added a free block to its bin but not
 // yet signalled it, and another release took the unit of one of these blocks for its own
 // bin meanwhile. Releases signal every unit they keep no bin for before they take
-// (ua_release_class), so such a signal never waits on a take and lands within the tries;
-// a bin whose take still fails is only listed for a later give-back.
+// (ua_release_class), so such a signal never waits on a take; it comes within a few
+// instructions of its release, which is not a bound, so a bin whose take still fails is
+// listed for a later give-back (a later free of its class, or a malloc that finds the tree
+// buddy out of leaves).
 fn ua_take_for_give_back(c: u32, n: u32) -> bool {
     const UA_TAKE_TRIES = 64u;
     let s = ua_sem(c);
@@ -434,8 +434,8 @@ fn ua_fresh_bin(leaf: u32, c: u32, o: u32, kept: u32, batches: u32) -> u32 {
 }
 
 // Finds a bin of class c with a free block and takes one count of it (the caller holds a
-// unit of the class's semaphore): the bin, or SB_NONE.
-fn ua_find_bin(c: u32, seed: u32, last: bool) -> u32 {
+// unit of the class's semaphore): the bin and its blocks, or SB_NONE.
+fn ua_find_bin(c: u32, seed: u32, last: bool) -> vec2<u32> {
     const UA_SEARCH_TRIES = 8u;
     let scan = select(0u, 65536u, last);
     for (var t = 0u; t < UA_SEARCH_TRIES; t++) {
@@ -443,12 +443,13 @@ fn ua_find_bin(c: u32, seed: u32, last: bool) -> u32 {
         if (bin == SB_NONE) {
             continue;
         }
-        if (ua_take_count(bin, c)) {
-            return bin;
+        let blocks = ua_take_count(bin, c);
+        if (blocks != 0u) {
+            return vec2<u32>(bin, blocks);
         }
         ua_hide(bin, c);
     }
-    return SB_NONE;
+    return vec2<u32>(SB_NONE, 0u);
 }
 
 // Gives back `n` counts a decrement took from a bin it could not use. Frees that came
@@ -525,6 +526,7 @@ struct UaGroup {
     make: u32, // this lane makes a fresh bin keeping `make` counts (0: it makes none)
     bin: u32, // the bin this lane found for its bin's worth of lanes, or SB_NONE
     have: u32, // the counts it took of that bin
+    blocks: u32, // that bin's blocks
     got: u32, // the bits of that bin's one word it claimed for them
 }
 
@@ -536,6 +538,7 @@ struct UaCollective {
     held: bool,
     counted: bool,
     bin: u32,
+    blocks: u32, // the bin's blocks, from the lane that found or made it
 }
 
 // Bins a subgroup finds or makes at once at most. A bin holds 32 blocks or more wherever
@@ -571,7 +574,7 @@ fn ua_collective_take(c: u32) -> UaGroup {
     let per = ua_blocks(lead);
     let words = ua_bitmap_words(lead);
     let bins = select(min((k + per - 1u) / per, UA_GROUP_BINS), 1u, words > 1u);
-    var g = UaGroup(lead, same, took, rank, bins, 0u, SB_NONE, 0u, 0u);
+    var g = UaGroup(lead, same, took, rank, bins, 0u, SB_NONE, 0u, 0u, 0u);
     if (same && rank % per == 0u && rank / per < bins) {
         let lanes = min(per, k - rank);
         if (!took) {
@@ -581,9 +584,10 @@ fn ua_collective_take(c: u32) -> UaGroup {
         let found = ua_find_counts(lead, bsem_ticket, lanes);
         g.bin = found.x;
         g.have = found.y;
+        g.blocks = found.z;
         if (g.have > 0u && words == 1u) {
             let word = UA_BITMAP + UA_BITMAP_WORDS * g.bin;
-            let free = ~atomicLoad(&heap_meta[word]) & ua_word_mask(found.z);
+            let free = ~atomicLoad(&heap_meta[word]) & ua_word_mask(g.blocks);
             let pick = ua_lowest_bits(free, g.have);
             if (pick != 0u) {
                 g.got = pick & ~atomicOr(&heap_meta[word], pick);
@@ -601,23 +605,28 @@ fn ua_collective_place(g: UaGroup, fresh: u32) -> UaCollective {
     let words = ua_bitmap_words(lead);
     var my_bin = g.bin;
     var my_have = g.have;
+    var my_blocks = g.blocks;
     if (fresh != SB_NONE) {
+        // A fresh bin of the collective round is of its class's order (ua_rounds).
         my_bin = fresh;
         my_have = g.make;
+        my_blocks = per;
     }
     // The lanes learn their bin, whether they hold a count of it, and their block if the
     // found bin's claim got one, by reductions over each bin's first lane. Lanes left
     // without a count go on alone: holding a unit if the group took them, none if it made
     // bins.
-    var out = UaCollective(HEAP_NULL, g.same && g.took, false, SB_NONE);
+    var out = UaCollective(HEAP_NULL, g.same && g.took, false, SB_NONE, 0u);
     for (var j = 0u; j < g.bins; j++) {
         let first = g.same && g.rank == j * per;
         let bin = subgroupMin(select(SB_NONE, my_bin, first));
         let have = subgroupMax(select(0u, my_have, first));
+        let blocks = subgroupMax(select(0u, my_blocks, first));
         let got = subgroupOr(select(0u, g.got, first));
         let order = g.rank % per;
         if (g.same && g.rank / per == j && order < have) {
             out.bin = bin;
+            out.blocks = blocks;
             out.counted = true;
             if (order < countOneBits(got)) {
                 let b = heap_nth_bit(got, order);
@@ -743,6 +752,7 @@ fn ua_rounds(
     var status = HEAP_CONTENTION;
     var holding = false; // a unit of the semaphore is ours; its count is still to be found
     var counted = SB_NONE; // a bin of which this call holds a count; its bit is still to be set
+    var counted_blocks = 0u; // that bin's blocks
     var retry = false; // the give-back candidates are to be retried at the next round's start
     var retried = false; // they were, after the tree buddy ran out
     // The tree buddy's free leaves were all reserved while other calls were making bins:
@@ -787,10 +797,11 @@ fn ua_rounds(
         var producing = false; // this call is to make the semaphore's batch: a fresh bin
         var own_bin = false; // this call holds a unit and makes a bin of its own
         var bin = SB_NONE;
+        var bin_blocks = 0u;
 #ifdef GPU_HEAP_SUBGROUPS
         // The first round of a small malloc is the subgroup's collective attempt.
         let collective = round == 0u && !large;
-        var group = UaGroup(0u, false, false, 0u, 0u, 0u, SB_NONE, 0u, 0u);
+        var group = UaGroup(0u, false, false, 0u, 0u, 0u, SB_NONE, 0u, 0u, 0u);
         if (collective) {
             group = ua_collective_take(c);
             kept = group.make;
@@ -800,6 +811,7 @@ fn ua_rounds(
 #endif
         if (counted != SB_NONE) {
             bin = counted;
+            bin_blocks = counted_blocks;
         } else if (!large && !collective) {
             if (!holding) {
                 var r = bsem_step(s, 1u, ua_blocks(c) - 1u, &wait, false);
@@ -816,7 +828,9 @@ fn ua_rounds(
                 holding = !producing;
             }
             if (holding) {
-                bin = ua_find_bin(c, bsem_ticket + round * 0x9e3779b9u, round + 1u == UA_ROUNDS);
+                let found = ua_find_bin(c, bsem_ticket + round * 0x9e3779b9u, round + 1u == UA_ROUNDS);
+                bin = found.x;
+                bin_blocks = found.y;
                 if (bin == SB_NONE) {
                     // The unit's count exists, but with thousands of holders searching,
                     // others can keep taking the counts this one finds: after
@@ -916,6 +930,7 @@ fn ua_rounds(
                 // A count of the group's bin whose block the group's claims did not yield:
                 // its bit is claimed in the next round.
                 counted = out.bin;
+                counted_blocks = out.blocks;
             }
             holding = out.held && !out.counted;
             continue;
@@ -926,6 +941,7 @@ fn ua_rounds(
                 bsem_signal(s, 1u, 0u);
             }
             bin = fresh;
+            bin_blocks = ua_blocks_at(c, order);
         } else if (producing) {
             // No leaf for a bin: blocks of the class may still be free or coming; out of
             // memory only if none is. Empty bins waiting to be given back go back first (a
@@ -964,7 +980,7 @@ fn ua_rounds(
         if (bin == SB_NONE) {
             continue;
         }
-        let handle = ua_claim_bit(bin, c, bsem_ticket ^ round);
+        let handle = ua_claim_bit(bin, c, bin_blocks, bsem_ticket ^ round);
         if (handle != HEAP_NULL) {
             result = HeapAlloc(handle, 1u << c, HEAP_OK);
         } else {

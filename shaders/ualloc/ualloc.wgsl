@@ -59,7 +59,7 @@
 //
 // State (heap_meta, layout in src/ualloc.rs), after the tree buddy's: per class its
 // semaphore (ua_sem); per bin, at its first leaf (`bin` below: bins are named by it), its
-// state word (UA_STATE + bin: free count << UA_COUNT_SHIFT | UA_ONE_LEAF | UA_LIVE | class,
+// state word (UA_STATE + bin: its free count, one-leaf flag, live flag and class, laid out
 // below; zero for a leaf that starts no bin) and its bitmap (UA_BITMAP + 8 bin: a bit per
 // block, set while handed out); per leaf a hint (UA_HINT + leaf: one more than the class of
 // the bin whose other leaf it is, else zero); per class the range of summary bitmap UA_SETS
@@ -76,7 +76,7 @@
 //   - Once no call is in flight, a class's semaphore count is the sum of its live bins'
 //     free counts; a bin's free count is at most its zero bits. A malloc holding a unit
 //     owns one free count somewhere; decrementing a live bin of its class turns it into
-//     one zero bit of that bin, which it sets (blocks past the class's count are masked,
+//     one zero bit of that bin, which it sets (blocks past the bin's are masked,
 //     never set). free clears the bit, then increments the count, then signals.
 //   - The state word changes by atomicAdd/atomicSub (a decrement is undone if the old
 //     value was not a live bin of the class with a count above zero; a producer adds a

@@ -104,12 +104,7 @@ impl Setup {
         let books = self.heap.ualloc_report().unwrap().unwrap();
         assert_eq!(books.inconsistencies(), Vec::<String>::new(), "{what}");
         let tree = self.heap.tbuddy_report().unwrap().unwrap();
-        assert_eq!(
-            tree.free_leaves,
-            leaves,
-            "{what}: {}; UAlloc: {books:?}",
-            tree.summary()
-        );
+        assert_eq!(tree.free_leaves, leaves, "{what}: {}", self.books());
     }
 
     /// The heap's books, for a failed assertion's message.
@@ -295,7 +290,6 @@ fn a_crowd_of_bins_on_a_heap_in_leaves_does_not_wait_on_itself() {
     t.give_all(LEAF as u32, &leaves);
     let bins = t.run(&t.take, 2048, &vec![(0, 0); LEAVES as usize]);
     let tree = t.heap.tbuddy_report().unwrap().unwrap();
-    let books = t.heap.ualloc_report().unwrap().unwrap();
     let failed: Vec<u32> = bins
         .iter()
         .filter(|&&(h, s)| h == 0 || s != HEAP_OK)
@@ -303,15 +297,10 @@ fn a_crowd_of_bins_on_a_heap_in_leaves_does_not_wait_on_itself() {
         .collect();
     assert!(
         failed.is_empty(),
-        "{} of the 2 KiB mallocs failed (statuses {:?}; {:?}; UAlloc: {} bins not found, {} \
-         waits ran out, {} bits not found; tree buddy: {})",
+        "{} of the 2 KiB mallocs failed (statuses {:?}; {})",
         failed.len(),
         &failed[..failed.len().min(8)],
-        t.heap.stats().unwrap().failures,
-        books.claim_failures,
-        books.wait_failures,
-        books.bit_failures,
-        tree.summary()
+        t.books()
     );
     assert_eq!(
         (tree.claim_failures, tree.wait_failures, tree.merge_failures),

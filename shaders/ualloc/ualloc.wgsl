@@ -853,10 +853,7 @@ fn ua_rounds(
         // free leaf and no block of its class is not out of memory yet.
         var counted_maker = false;
         if (large || kept > 0u) {
-            if (*held != TB_NO_ORDER && *held != order) {
-                tb_unreserve(1u << *held);
-                *held = TB_NO_ORDER;
-            }
+            // Only a large malloc holds leaves, and always of its one order.
             var reserved = *held == order;
             if (!large) {
                 // Counted only once reserved, so that calls out of leaves never wait for
@@ -944,8 +941,7 @@ fn ua_rounds(
             bin_blocks = ua_blocks_at(c, order);
         } else if (producing) {
             // No leaf for a bin: blocks of the class may still be free or coming; out of
-            // memory only if none is. Empty bins waiting to be given back go back first (a
-            // malloc of another class may need their leaves).
+            // memory only if none is.
             bsem_signal(s, 0u, 1u);
             wait = bsem_new_wait();
             let none = bsem_count(s) <= 0;
@@ -961,7 +957,8 @@ fn ua_rounds(
                 // one leaf will do.
                 one_leaf = true;
             } else if (leaf.status == HEAP_OUT_OF_MEMORY && !retried) {
-                // Empty bins waiting to be given back go back first.
+                // Empty bins waiting to be given back go back first (a malloc of another
+                // class may need their leaves).
                 retried = true;
                 retry = true;
             } else if (producers && none) {

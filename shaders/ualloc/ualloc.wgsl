@@ -310,6 +310,19 @@ fn ua_give_count(bin: u32, c: u32) {
     ua_give_counts(bin, c, 1u);
 }
 
+// Returns the count of bin `bin` (class c) that a malloc holds and found no zero bit for.
+// A bin this leaves with every block free is listed for a give-back, not given back here:
+// a give-back inlined into malloc's rounds holds registers there that every malloc pays
+// for (a kernel's registers set how many of its workgroups stay resident), for a case as
+// rare as a failed claim; the bin's next free or a malloc out of leaves gives it back.
+fn ua_return_unused_count(bin: u32, c: u32) {
+    let emptied = ua_return_counts(bin, c, 1u);
+    bsem_signal(ua_sem(c), 1u, 0u);
+    if (emptied != TB_NO_ORDER) {
+        sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+    }
+}
+
 // Gives an empty bin back to the tree buddy: its blocks leave the semaphore first, then
 // the state word goes from "all free" to zero (ua_retire), which fails if any count was
 // taken meanwhile. While mallocs of the class wait or hold units the semaphore cannot
@@ -981,7 +994,7 @@ fn ua_rounds(
         if (handle != HEAP_NULL) {
             result = HeapAlloc(handle, 1u << c, HEAP_OK);
         } else {
-            ua_give_count(bin, c);
+            ua_return_unused_count(bin, c);
             atomicAdd(&heap_meta[UA_BIT_FAILURES], 1u);
         }
         done = true;

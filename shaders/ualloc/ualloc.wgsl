@@ -20,7 +20,8 @@
 // from the tree buddy, keeps a block of its own and signals the others); then a bin with a
 // free block is found in the class's summary bitmap (core/summary_bitmap.wgsl; where the
 // paper walks a per-arena list of such bins), its free count is decremented, and a zero bit
-// of its bitmap is set. A bin whose last block comes back goes back to the tree buddy. A
+// of its bitmap is set. A bin whose last block a free returns goes back to the tree buddy
+// (one that a malloc's unused count leaves empty is only listed: ua_return_unused_count). A
 // unit says a count exists, not that this malloc will win it: with thousands of holders
 // searching, one can keep losing the counts it finds, so after UA_PATIENCE_HOLDING rounds
 // without one it makes a bin of its own, keeps one count and gives its unit back.

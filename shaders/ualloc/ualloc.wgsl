@@ -55,8 +55,9 @@
 //   - Nothing waits for a give-back: when the semaphore cannot spare an empty bin's blocks
 //     (mallocs of the class hold or wait for units), the bin becomes a candidate in summary
 //     bitmap UA_RETIRE, retried by later frees of its class and by mallocs that find the
-//     tree buddy out of leaves. A bin goes back as a block of its order; the tree buddy
-//     merges blocks when a larger one is wanted.
+//     tree buddy out of leaves; so does a bin that a malloc's unused count or a decrement's
+//     undo leaves empty. A bin goes back as a block of its order; the tree buddy merges
+//     blocks when a larger one is wanted.
 //
 // State (heap_meta, layout in src/ualloc.rs), after the tree buddy's: per class its
 // semaphore (ua_sem); per bin, at its first leaf (`bin` below: bins are named by it), its
@@ -283,9 +284,9 @@ fn ua_claim_bit(bin: u32, c: u32, blocks: u32, seed: u32) -> u32 {
     return HEAP_NULL;
 }
 
-// Returns `n` free counts to bin `bin` of class c (blocks whose bits were cleared, or
-// counts a malloc could not use): shows the bin again if it had none, signals the class's
-// semaphore, and gives the bin back to the tree buddy if all its blocks are free.
+// Returns `n` free counts to bin `bin` of class c (blocks whose bits frees cleared): shows
+// the bin again if it had none, signals the class's semaphore, and gives the bin back to
+// the tree buddy if all its blocks are free.
 fn ua_give_counts(bin: u32, c: u32, n: u32) {
     let emptied = ua_return_counts(bin, c, n);
     bsem_signal(ua_sem(c), n, 0u);
@@ -313,9 +314,11 @@ fn ua_give_count(bin: u32, c: u32) {
 
 // Returns the count of bin `bin` (class c) that a malloc holds and found no zero bit for.
 // A bin this leaves with every block free is listed for a give-back, not given back here:
-// a give-back inlined into malloc's rounds holds registers there that every malloc pays
-// for (a kernel's registers set how many of its workgroups stay resident), for a case as
-// rare as a failed claim; the bin's next free or a malloc out of leaves gives it back.
+// a second copy of the give-back inlined into malloc's rounds (besides the retries of a
+// malloc out of leaves) held registers that every malloc pays for (a kernel's registers
+// set how many of its workgroups stay resident), for a case as rare as a failed claim. A
+// later free of the class (each retries one candidate) or a malloc out of leaves gives the
+// bin back.
 fn ua_return_unused_count(bin: u32, c: u32) {
     let emptied = ua_return_counts(bin, c, 1u);
     bsem_signal(ua_sem(c), 1u, 0u);
@@ -371,9 +374,9 @@ fn ua_take_for_give_back(c: u32, n: u32) -> bool {
 
 // What ua_retire did with an empty bin whose blocks its caller took from the semaphore:
 // retired it (the caller counts its block given back: tb_count_given), or not, because a
-// count was taken (the bin is in use; its last free tries again) or the compare-exchange
-// kept failing spuriously (the caller lists it); in both the caller signals the blocks
-// back.
+// count was taken (the bin is in use; the call that returns its last count gives it back or
+// lists it) or the compare-exchange kept failing spuriously (the caller lists it); in both
+// the caller signals the blocks back.
 const UA_RETIRED: u32 = 0u;
 const UA_IN_USE: u32 = 1u;
 const UA_RETRY_LATER: u32 = 2u;
@@ -407,7 +410,8 @@ fn ua_retry_all_give_backs(seed: u32) {
 }
 
 // Retries up to `n` give-back candidates of class c (taking each from UA_RETIRE; one that
-// is no longer an empty bin of c is dropped: its last free lists it again).
+// is no longer an empty bin of c is dropped: the call that returns its last count gives it
+// back or lists it again).
 fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
     for (var k = 0u; k < n; k++) {
         let bin = sb_search(UA_RETIRE, c << UA_SET_SHIFT, UA_SET_SHIFT, seed + k, 1u, 0u, true);

@@ -2,10 +2,11 @@
 //! exactly, freed whole, and filled again with the other class (on 256 leaves, bins of 32
 //! blocks, so that subgroups short of free blocks make fresh bins while others fill the
 //! last ones; on two leaves, bins the tree buddy caps at 4 and 8 blocks, fewer than a
-//! subgroup's lanes, so that a subgroup makes or finds several at once); and a heap cut up
+//! subgroup's lanes, so that a subgroup makes or finds several at once); a heap cut up
 //! by small blocks, where a bin of 2 KiB blocks no longer fits; rounds of small blocks
-//! that stay live, after each of which every bin with free blocks can be found; and a
-//! crowd of mallocs whose bins all need merged leaves.
+//! that stay live, after each of which every bin with free blocks can be found; a crowd of
+//! mallocs whose bins all need merged leaves; and a heap freed while a malloc waits, whose
+//! every bin is left for a later give-back, then asked for whole.
 
 mod common;
 
@@ -35,6 +36,12 @@ fn take(@builtin(global_invocation_id) id: vec3<u32>) {
             }
         }
     }
+}
+// The word of class 0's semaphore that counts waiting mallocs' reserved units, moved by
+// out[1] (one: a malloc waits; the two's complement of one: it left).
+@compute @workgroup_size(1)
+fn wait_in_class_0() {
+    atomicAdd(&gpu_heap_meta[gpu_heap_ua_sem(0u) + 1u], out[1]);
 }
 @compute @workgroup_size(64)
 fn give(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -310,4 +317,55 @@ fn a_crowd_of_bins_on_a_heap_in_leaves_does_not_wait_on_itself() {
     );
     t.give_all(2048, &bins);
     t.expect_empty(LEAVES, "a crowd of bins");
+}
+
+/// A free that empties a bin while a malloc of its class waits cannot take the bin's blocks
+/// from the semaphore (that malloc may be the one to find them), so the bin is only listed
+/// for a later give-back; on the GPU this happens wherever frees and mallocs of a class
+/// overlap. Here a waiting malloc is stood in for (the semaphore's reserved count raised by
+/// one) while a heap full of 16 B blocks is freed, so that every one of its 512 bins is
+/// listed. Once the wait is over, the heap must serve as if empty: one malloc of the whole
+/// of it, then as many 2 KiB blocks as it holds. Their mallocs give the listed bins back.
+#[test]
+fn a_heap_whose_every_bin_is_listed_for_a_give_back_serves_any_size_whole() {
+    const LEAVES: u64 = 512;
+    let t = Setup::new(LEAVES);
+    let wait = Kernel::new(&t.gpu, &t.heap, KERNEL, "wait_in_class_0", &[common::RW]);
+    let waiting = |moved: u32| {
+        let out = common::storage_from(&t.gpu, "out", &[0, moved]);
+        wait.run(&t.gpu, &t.heap, &[&out], 1);
+    };
+    for (size, n) in [(LEAVES * LEAF, 1), (2048, LEAVES * 2)] {
+        let what = format!("{n} x {size} B");
+        let small = t.run(&t.take, 16, &vec![(0, 0); (LEAVES * 256) as usize]);
+        assert!(
+            small.iter().all(|&(h, s)| h != 0 && s == HEAP_OK),
+            "{what}: 16 B fill"
+        );
+        waiting(1);
+        t.give_all(16, &small);
+        waiting(1u32.wrapping_neg());
+        let books = t.heap.ualloc_report().unwrap().unwrap();
+        assert_eq!(
+            books.empty_bins,
+            LEAVES,
+            "{what}: bins listed; {}",
+            t.books()
+        );
+        let got = t.run(&t.take, size as u32, &vec![(0, 0); n as usize]);
+        let failed: Vec<u32> = got
+            .iter()
+            .filter(|&&(h, s)| h == 0 || s != HEAP_OK)
+            .map(|&(_, s)| s)
+            .collect();
+        assert!(
+            failed.is_empty(),
+            "{what}: {} mallocs failed ({:?}); {}",
+            failed.len(),
+            &failed[..failed.len().min(8)],
+            t.books()
+        );
+        t.give_all(size as u32, &got);
+        t.expect_empty(LEAVES, &what);
+    }
 }

@@ -111,9 +111,10 @@
 // calls making bins; a large malloc's two tries are its first two rounds); a bin search
 // UA_SEARCH_TRIES tries; a bitmap claim at most UA_BIT_TRIES atomics, a subgroup's claim
 // UA_GROUP_WORD_TRIES words, and its bins at most UA_GROUP_BINS; the give-back's
-// compare-exchange at most 4 attempts, its take UA_TAKE_TRIES, its retries UA_OOM_RETRIES
-// per class; a bin's hints one store per leaf; a free's look at every order
-// UA_MAX_BIN_ORDER + 1 loads; plus the tree buddy's and the summary bitmap's own.
+// compare-exchange at most 4 attempts, its take UA_TAKE_TRIES, its retries one per free
+// and, for a malloc out of leaves, at most as many per class as the heap has leaves; a
+// bin's hints one store per leaf; a free's look at every order UA_MAX_BIN_ORDER + 1 loads;
+// plus the tree buddy's and the summary bitmap's own.
 
 #include "../tbuddy/tbuddy.wgsl"
 // Init and growth: bins are tree buddy blocks, so the tree buddy's hooks cover UAlloc too.
@@ -128,8 +129,6 @@
 const UA_COUNT_ONE: u32 = 1u << UA_COUNT_SHIFT;
 // A live bin of a class, whatever its size.
 const UA_KEY_MASK: u32 = UA_LIVE | UA_CLASS_MASK;
-// Give-back candidates per class a malloc retries when the tree buddy runs out.
-const UA_OOM_RETRIES: u32 = 256u;
 // Summary bitmap 1 (bitmap 0 is the tree buddy's available tree).
 const UA_SETS: u32 = 1u;
 // Summary bitmap 2: per class, the empty bins whose give-back is still to be retried.
@@ -401,11 +400,14 @@ fn ua_retire(bin: u32, c: u32, o: u32) -> u32 {
     return UA_RETRY_LATER;
 }
 
-// Every class's candidates, up to UA_OOM_RETRIES each: for a malloc that found the tree
-// buddy out of leaves.
+// Every class's candidates: for a malloc that found the tree buddy out of leaves. All of
+// them, as many as the heap has leaves at most, since a malloc of the whole heap needs
+// every listed bin back (`tests/ualloc.rs` lists them all): a bound of the heap's size,
+// but the retries end at the first search that finds none, and concurrent mallocs take
+// different candidates.
 fn ua_retry_all_give_backs(seed: u32) {
     for (var k = 0u; k < UA_CLASSES; k++) {
-        ua_retry_give_backs(k, UA_OOM_RETRIES, seed + k);
+        ua_retry_give_backs(k, TB_LEAVES, seed + k);
     }
 }
 

@@ -114,6 +114,23 @@ impl Setup {
         assert_eq!(tree.free_leaves, leaves, "{what}: {}", self.books());
     }
 
+    /// Every malloc of `got` (handles and statuses) served a block.
+    fn expect_served(&self, got: &[(u32, u32)], what: &str) {
+        let failed: Vec<u32> = got
+            .iter()
+            .filter(|&&(h, s)| h == 0 || s != HEAP_OK)
+            .map(|&(_, s)| s)
+            .collect();
+        assert!(
+            failed.is_empty(),
+            "{what}: {} of {} mallocs failed (statuses {:?}); {}",
+            failed.len(),
+            got.len(),
+            &failed[..failed.len().min(8)],
+            self.books()
+        );
+    }
+
     /// The heap's books, for a failed assertion's message.
     fn books(&self) -> String {
         let tree = self.heap.tbuddy_report().unwrap().unwrap();
@@ -191,10 +208,7 @@ fn mallocs_whose_bin_does_not_fit_make_bins_of_one_leaf() {
     const LEAVES: u64 = 256;
     let t = Setup::new(LEAVES);
     let small = t.run(&t.take, 16, &vec![(0, 0); (LEAVES * 256) as usize]);
-    assert!(
-        small.iter().all(|&(h, s)| h != 0 && s == HEAP_OK),
-        "16 B fill"
-    );
+    t.expect_served(&small, "16 B fill");
     // Free all but the blocks of every sixteenth leaf.
     let (kept, freed): (Vec<_>, Vec<_>) = small
         .iter()
@@ -254,10 +268,7 @@ fn accumulated_small_blocks_stay_reachable() {
     let mut rounds = Vec::new();
     for round in 0..8 {
         let got = t.run(&t.take, 16, &vec![(0, 0); MALLOCS]);
-        assert!(
-            got.iter().all(|&(h, s)| h != 0 && s == HEAP_OK),
-            "round {round}: a malloc failed"
-        );
+        t.expect_served(&got, &format!("round {round}"));
         let books = t.heap.ualloc_report().unwrap().unwrap();
         assert_eq!(
             books.inconsistencies(),
@@ -290,25 +301,11 @@ fn a_crowd_of_bins_on_a_heap_in_leaves_does_not_wait_on_itself() {
     const LEAVES: u64 = 16384; // 64 MiB
     let t = Setup::new(LEAVES);
     let leaves = t.run(&t.take, LEAF as u32, &vec![(0, 0); LEAVES as usize]);
-    assert!(
-        leaves.iter().all(|&(h, s)| h != 0 && s == HEAP_OK),
-        "leaf fill"
-    );
+    t.expect_served(&leaves, "leaf fill");
     t.give_all(LEAF as u32, &leaves);
     let bins = t.run(&t.take, 2048, &vec![(0, 0); LEAVES as usize]);
     let tree = t.heap.tbuddy_report().unwrap().unwrap();
-    let failed: Vec<u32> = bins
-        .iter()
-        .filter(|&&(h, s)| h == 0 || s != HEAP_OK)
-        .map(|&(_, s)| s)
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "{} of the 2 KiB mallocs failed (statuses {:?}; {})",
-        failed.len(),
-        &failed[..failed.len().min(8)],
-        t.books()
-    );
+    t.expect_served(&bins, "2 KiB");
     assert_eq!(
         (tree.claim_failures, tree.wait_failures, tree.merge_failures),
         (0, 0, 0),
@@ -338,10 +335,7 @@ fn a_heap_whose_every_bin_is_listed_for_a_give_back_serves_any_size_whole() {
     for (size, n) in [(LEAVES * LEAF, 1), (2048, LEAVES * 2)] {
         let what = format!("{n} x {size} B");
         let small = t.run(&t.take, 16, &vec![(0, 0); (LEAVES * 256) as usize]);
-        assert!(
-            small.iter().all(|&(h, s)| h != 0 && s == HEAP_OK),
-            "{what}: 16 B fill"
-        );
+        t.expect_served(&small, &format!("{what}: 16 B fill"));
         waiting(1);
         t.give_all(16, &small);
         waiting(1u32.wrapping_neg());
@@ -353,18 +347,7 @@ fn a_heap_whose_every_bin_is_listed_for_a_give_back_serves_any_size_whole() {
             t.books()
         );
         let got = t.run(&t.take, size as u32, &vec![(0, 0); n as usize]);
-        let failed: Vec<u32> = got
-            .iter()
-            .filter(|&&(h, s)| h == 0 || s != HEAP_OK)
-            .map(|&(_, s)| s)
-            .collect();
-        assert!(
-            failed.is_empty(),
-            "{what}: {} mallocs failed ({:?}); {}",
-            failed.len(),
-            &failed[..failed.len().min(8)],
-            t.books()
-        );
+        t.expect_served(&got, &what);
         t.give_all(size as u32, &got);
         t.expect_empty(LEAVES, &what);
     }

@@ -322,7 +322,8 @@ fn a_crowd_of_bins_on_a_heap_in_leaves_does_not_wait_on_itself() {
 /// overlap. Here a waiting malloc is stood in for (the semaphore's reserved count raised by
 /// one) while a heap full of 16 B blocks is freed, so that every one of its 512 bins is
 /// listed. Once the wait is over, the heap must serve as if empty: one malloc of the whole
-/// of it, then as many 2 KiB blocks as it holds. Their mallocs give the listed bins back.
+/// of it, and, after the same fill and free again, as many 2 KiB blocks as it holds. Their
+/// mallocs give the listed bins back.
 #[test]
 fn a_heap_whose_every_bin_is_listed_for_a_give_back_serves_any_size_whole() {
     const LEAVES: u64 = 512;
@@ -340,6 +341,8 @@ fn a_heap_whose_every_bin_is_listed_for_a_give_back_serves_any_size_whole() {
         t.give_all(16, &small);
         waiting(1u32.wrapping_neg());
         let books = t.heap.ualloc_report().unwrap().unwrap();
+        // Every empty bin listed, and the semaphore's words as they were.
+        assert_eq!(books.inconsistencies(), Vec::<String>::new(), "{what}");
         assert_eq!(
             books.empty_bins,
             LEAVES,

@@ -332,21 +332,24 @@ fn ua_return_unused_count(bin: u32, c: u32) {
 // spare the blocks (they may be the ones those mallocs will find); the bin then becomes a
 // candidate in the class's range of UA_RETIRE, retried by later frees of the class and by
 // any malloc that finds the tree buddy out of leaves (ua_retry_give_backs). o: the bin's
-// order.
-fn ua_give_back(bin: u32, c: u32, o: u32) {
+// order. Returns whether the semaphore could not spare the blocks: no give-back of the
+// class can go through now.
+fn ua_give_back(bin: u32, c: u32, o: u32) -> bool {
     let s = ua_sem(c);
-    if (ua_take_for_give_back(c, ua_blocks_at(c, o))) {
+    let took = ua_take_for_give_back(c, ua_blocks_at(c, o));
+    if (took) {
         let r = ua_retire(bin, c, o);
         if (r == UA_RETIRED) {
             tb_count_given(o, 1u);
-            return;
+            return false;
         }
         bsem_signal(s, ua_blocks_at(c, o), 0u);
         if (r == UA_IN_USE) {
-            return;
+            return false;
         }
     }
     sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+    return !took;
 }
 
 // Takes `n` units (empty bins' blocks, or what of them a release's own frees do not
@@ -400,11 +403,12 @@ fn ua_retire(bin: u32, c: u32, o: u32) -> u32 {
     return UA_RETRY_LATER;
 }
 
-// Every class's candidates: for a malloc that found the tree buddy out of leaves. All of
-// them, as many as the heap has leaves at most, since a malloc of the whole heap needs
-// every listed bin back (`tests/ualloc.rs` lists them all): a bound of the heap's size,
-// but the retries end at the first search that finds none, and concurrent mallocs take
-// different candidates.
+// Every class's candidates, for a malloc that found the tree buddy out of leaves: up to as
+// many as the heap's tree has leaves, since a malloc of the whole heap needs every listed
+// bin back (`tests/ualloc.rs` lists them all). A bound of the heap's size, but a class's
+// retries end once its searches find none, or once a give-back finds the semaphore unable
+// to spare its blocks (mallocs of the class wait: the bin is listed again, and a search
+// would find it again).
 fn ua_retry_all_give_backs(seed: u32) {
     for (var k = 0u; k < UA_CLASSES; k++) {
         ua_retry_give_backs(k, TB_LEAVES, seed + k);
@@ -413,18 +417,23 @@ fn ua_retry_all_give_backs(seed: u32) {
 
 // Retries up to `n` give-back candidates of class c (taking each from UA_RETIRE; one that
 // is no longer an empty bin of c is dropped: the call that returns its last count gives it
-// back or lists it again).
+// back or lists it again), as ua_retry_all_give_backs says when to stop. A search that
+// finds none may have followed summary bits over words that takes emptied since; it
+// repairs them, so only a second miss in a row ends the retries.
 fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
-    for (var k = 0u; k < n; k++) {
+    var misses = 0u;
+    for (var k = 0u; k < n && misses < 2u; k++) {
         let bin = sb_search(UA_RETIRE, c << UA_SET_SHIFT, UA_SET_SHIFT, seed + k, 1u, 0u, true);
         if (bin == SB_NONE) {
-            return;
+            misses += 1u;
+            continue;
         }
+        misses = 0u;
         // An atomic read once the take has returned (ua_hide says why not a load).
         let now = atomicOr(&heap_meta[UA_STATE + bin], 0u);
         let o = ua_order_of(now);
-        if (now == ua_state(c, o, ua_blocks_at(c, o))) {
-            ua_give_back(bin, c, o);
+        if (now == ua_state(c, o, ua_blocks_at(c, o)) && ua_give_back(bin, c, o)) {
+            return;
         }
     }
 }

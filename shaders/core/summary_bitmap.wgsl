@@ -12,6 +12,8 @@
 //   sb_set_run(t, i, count, top)    the same for `count` indices from i, a word at a time
 //   sb_try_clear(t, i) -> bool      clear i if it is set: true if this call cleared it
 //   sb_is_set(t, i) -> bool
+//   sb_range_may_hold(t, lo, m) -> bool
+//                                   whether [lo, lo + 2^m) may hold a set index (its top bits)
 //   sb_search(t, lo, m, seed, descents, scan_words, take) -> u32
 //                                   some set index of the range [lo, lo + 2^m), cleared
 //                                   by this call if `take`: its offset from lo, or SB_NONE
@@ -114,6 +116,17 @@ fn sb_try_clear(t: u32, i: u32) -> bool {
 
 fn sb_is_set(t: u32, i: u32) -> bool {
     return (atomicLoad(&heap_meta[sb_layer_base(t, 0u) + (i >> 5u)]) & (1u << (i & 31u))) != 0u;
+}
+
+// Whether the range [lo, lo + 2^m) may hold a set index: its bits of the top layer. False
+// means none is set, but for sets still climbing (summaries are never clear above a set
+// index once its set has returned).
+fn sb_range_may_hold(t: u32, lo: u32, m: u32) -> bool {
+    let top = sb_top(m);
+    let top_lo = lo >> (5u * top);
+    let top_word = top_lo >> 5u;
+    let mask = heap_bits_in(top_word, top_lo, top_lo + (1u << (m - 5u * top)));
+    return (atomicLoad(&heap_meta[sb_layer_base(t, top) + top_word]) & mask) != 0u;
 }
 
 // A set bit of `word` (not zero), searched from a random position so that concurrent

@@ -53,11 +53,11 @@
 //     promise it): a lane's outcome is told to the others by a subgroup operation after the
 //     branch in which one lane acted for all.
 //   - Nothing waits for a give-back: when the semaphore cannot spare an empty bin's blocks
-//     (mallocs of the class hold or wait for units), the bin becomes a candidate in summary
-//     bitmap UA_RETIRE, retried by later frees of its class and by mallocs that find the
-//     tree buddy out of leaves; so does a bin that a malloc's unused count or a decrement's
-//     undo leaves empty. A bin goes back as a block of its order; the tree buddy merges
-//     blocks when a larger one is wanted.
+//     (mallocs of the class wait for units, or bins of it are being made), the bin becomes
+//     a candidate in summary bitmap UA_RETIRE, retried by later frees of its class and by
+//     mallocs that find the tree buddy out of leaves; so does a bin that a malloc's unused
+//     count or a decrement's undo leaves empty. A bin goes back as a block of its order;
+//     the tree buddy merges blocks when a larger one is wanted.
 //
 // State (heap_meta, layout in src/ualloc.rs), after the tree buddy's: per class its
 // semaphore (ua_sem); per bin, at its first leaf (`bin` below: bins are named by it), its
@@ -112,9 +112,10 @@
 // UA_SEARCH_TRIES tries; a bitmap claim at most UA_BIT_TRIES atomics, a subgroup's claim
 // UA_GROUP_WORD_TRIES words, and its bins at most UA_GROUP_BINS; the give-back's
 // compare-exchange at most 4 attempts, its take UA_TAKE_TRIES, its retries one per free
-// and, for a malloc out of leaves, at most as many per class as the heap has leaves; a
-// bin's hints one store per leaf; a free's look at every order UA_MAX_BIN_ORDER + 1 loads;
-// plus the tree buddy's and the summary bitmap's own.
+// and, for a malloc out of leaves, at most as many per class as the heap has leaves, each
+// search scanning the class's range of layer 0 at most once; a bin's hints one store per
+// leaf; a free's look at every order UA_MAX_BIN_ORDER + 1 loads; plus the tree buddy's and
+// the summary bitmap's own.
 
 #include "../tbuddy/tbuddy.wgsl"
 // Init and growth: bins are tree buddy blocks, so the tree buddy's hooks cover UAlloc too.
@@ -326,14 +327,14 @@ fn ua_return_unused_count(bin: u32, c: u32) {
     }
 }
 
-// Gives an empty bin back to the tree buddy: its blocks leave the semaphore first, then
-// the state word goes from "all free" to zero (ua_retire), which fails if any count was
-// taken meanwhile. While mallocs of the class wait or hold units the semaphore cannot
+// Gives an empty bin back to the tree buddy: its blocks leave the semaphore first, then the
+// state word goes from "all free" to zero (ua_retire), which fails if any count was taken
+// meanwhile. While mallocs of the class wait for units or make bins the semaphore cannot
 // spare the blocks (they may be the ones those mallocs will find); the bin then becomes a
 // candidate in the class's range of UA_RETIRE, retried by later frees of the class and by
-// any malloc that finds the tree buddy out of leaves (ua_retry_give_backs). o: the bin's
-// order. Returns whether the semaphore could not spare the blocks: no give-back of the
-// class can go through now.
+// any malloc that finds the tree buddy out of leaves (ua_retry_give_back,
+// ua_retry_all_give_backs). o: the bin's order. Returns whether its take failed (the bin is
+// listed).
 fn ua_give_back(bin: u32, c: u32, o: u32) -> bool {
     let s = ua_sem(c);
     let took = ua_take_for_give_back(c, ua_blocks_at(c, o));
@@ -352,12 +353,12 @@ fn ua_give_back(bin: u32, c: u32, o: u32) -> bool {
     return !took;
 }
 
-// Takes `n` units (empty bins' blocks, or what of them a release's own frees do not
-// cover) from class c's semaphore for a give-back, unless mallocs of the class wait or
-// hold units. Tried again while none does: the count can be short for a moment although
-// the blocks are free, when a release elsewhere has added a free block to its bin but not
-// yet signalled it, and another release took the unit of one of these blocks for its own
-// bin meanwhile. Releases signal every unit they keep no bin for before they take
+// Takes `n` units (empty bins' blocks, or what of them a release's own frees do not cover)
+// from class c's semaphore for a give-back, unless mallocs of the class wait for units or
+// make bins. Tried again while none does: the count can be short for a moment although the
+// blocks are free, when a release elsewhere has added a free block to its bin but not yet
+// signalled it, and another release took the unit of one of these blocks for its own bin
+// meanwhile. Releases signal every unit they keep no bin for before they take
 // (ua_release_class), so such a signal never waits on a take; it comes within a few
 // instructions of its release, which is not a bound, so a bin whose take still fails is
 // listed for a later give-back (a later free of its class, or a malloc that finds the tree
@@ -366,7 +367,7 @@ fn ua_take_for_give_back(c: u32, n: u32) -> bool {
     const UA_TAKE_TRIES = 64u;
     let s = ua_sem(c);
     var took = false;
-    var waited_for = false; // a malloc of the class waits or holds units
+    var waited_for = false; // mallocs of the class wait for units or make bins
     for (var t = 0u; t < UA_TAKE_TRIES && !took && !waited_for; t++) {
         waited_for = atomicLoad(&heap_meta[s + 1u]) != 0u;
         took = !waited_for && (n == 0u || bsem_try_take(s, n));
@@ -403,39 +404,49 @@ fn ua_retire(bin: u32, c: u32, o: u32) -> u32 {
     return UA_RETRY_LATER;
 }
 
-// Every class's candidates, for a malloc that found the tree buddy out of leaves: up to as
-// many as the heap's tree has leaves, since a malloc of the whole heap needs every listed
-// bin back (`tests/ualloc.rs` lists them all). A bound of the heap's size, but a class's
-// retries end once its searches find none, or once a give-back finds the semaphore unable
-// to spare its blocks (mallocs of the class wait: the bin is listed again, and a search
-// would find it again).
+// Every class's candidates, for a malloc that found the tree buddy out of leaves: a malloc of
+// the whole heap needs every listed bin back (`tests/ualloc.rs` lists them all). A search
+// whose descent finds none scans the class's range of layer 0 (summaries may stay set over
+// words that takes and give-backs emptied), so a search that finds none means none is
+// listed, but for lists in flight. A class's retries end there, at the second give-back
+// in a row whose take fails (mallocs of the class wait, or the count is short of the
+// bin's blocks: the bin is listed again, and a search could find it again), or after as
+// many as the heap has leaves.
 fn ua_retry_all_give_backs(seed: u32) {
-    for (var k = 0u; k < UA_CLASSES; k++) {
-        ua_retry_give_backs(k, TB_LEAVES, seed + k);
+    let scan = max((1u << UA_SET_SHIFT) >> 5u, 1u);
+    for (var c = 0u; c < UA_CLASSES; c++) {
+        let lo = c << UA_SET_SHIFT;
+        var failed = 0u; // give-backs in a row whose take failed
+        var any = sb_range_may_hold(UA_RETIRE, lo, UA_SET_SHIFT);
+        for (var k = 0u; k < TB_LEAVES && any && failed < 2u; k++) {
+            let bin = sb_search(UA_RETIRE, lo, UA_SET_SHIFT, seed + c + k, 1u, scan, true);
+            any = bin != SB_NONE;
+            if (any && ua_retry_give_back_of(bin, c)) {
+                failed += 1u;
+            } else {
+                failed = 0u;
+            }
+        }
     }
 }
 
-// Retries up to `n` give-back candidates of class c (taking each from UA_RETIRE; one that
-// is no longer an empty bin of c is dropped: the call that returns its last count gives it
-// back or lists it again), as ua_retry_all_give_backs says when to stop. A search that
-// finds none may have followed summary bits over words that takes emptied since; it
-// repairs them, so only a second miss in a row ends the retries.
-fn ua_retry_give_backs(c: u32, n: u32, seed: u32) {
-    var misses = 0u;
-    for (var k = 0u; k < n && misses < 2u; k++) {
-        let bin = sb_search(UA_RETIRE, c << UA_SET_SHIFT, UA_SET_SHIFT, seed + k, 1u, 0u, true);
-        if (bin == SB_NONE) {
-            misses += 1u;
-            continue;
-        }
-        misses = 0u;
-        // An atomic read once the take has returned (ua_hide says why not a load).
-        let now = atomicOr(&heap_meta[UA_STATE + bin], 0u);
-        let o = ua_order_of(now);
-        if (now == ua_state(c, o, ua_blocks_at(c, o)) && ua_give_back(bin, c, o)) {
-            return;
-        }
+// Retries one give-back candidate of class c, if a search finds one: for a free of the
+// class.
+fn ua_retry_give_back(c: u32, seed: u32) {
+    let bin = sb_search(UA_RETIRE, c << UA_SET_SHIFT, UA_SET_SHIFT, seed, 1u, 0u, true);
+    if (bin != SB_NONE) {
+        ua_retry_give_back_of(bin, c);
     }
+}
+
+// Gives back `bin`, a candidate of class c taken from UA_RETIRE, if it is still an empty
+// bin of c (if not it is dropped: the call that returns its last count gives it back or
+// lists it again). Returns whether its take failed (it is listed again).
+fn ua_retry_give_back_of(bin: u32, c: u32) -> bool {
+    // An atomic read once the take has returned (ua_hide says why not a load).
+    let now = atomicOr(&heap_meta[UA_STATE + bin], 0u);
+    let o = ua_order_of(now);
+    return now == ua_state(c, o, ua_blocks_at(c, o)) && ua_give_back(bin, c, o);
 }
 
 // Makes `leaf`, a block of order o the caller took from the tree buddy, a fresh bin of
@@ -1093,7 +1104,7 @@ fn ua_free(ptr: u32) -> HeapFree {
     ua_release(bin, c, unit);
 #else
     ua_give_count(bin, c);
-    ua_retry_give_backs(c, 1u, unit);
+    ua_retry_give_back(c, unit);
 #endif
     return HeapFree(1u << c, HEAP_OK);
 }
@@ -1122,7 +1133,7 @@ fn ua_release(bin: u32, c: u32, unit: u32) {
     }
     // One call site: the retry is large once inlined.
     if (acts) {
-        ua_retry_give_backs(c, 1u, unit);
+        ua_retry_give_back(c, unit);
     }
 }
 

@@ -321,9 +321,9 @@ fn a_crowd_of_bins_on_a_heap_in_leaves_does_not_wait_on_itself() {
 /// for a later give-back; on the GPU this happens wherever frees and mallocs of a class
 /// overlap. Here a waiting malloc is stood in for (the semaphore's reserved count raised by
 /// one) while a heap full of 16 B blocks is freed, so that every one of its 2048 bins is
-/// listed (more than one word of the top summary layer holds, so that searches meet
-/// summaries left over words emptied by earlier takes). Once the wait is over, the heap
-/// must serve as if empty: one malloc of the whole of it, and, after the same fill and
+/// listed (the class's summaries are then two layers deep, where a descent can follow a
+/// summary bit left over a word that earlier takes emptied). Once the wait is over, the
+/// heap must serve as if empty: one malloc of the whole of it, and, after the same fill and
 /// free again, as many 2 KiB blocks as it holds. Their mallocs give the listed bins back.
 #[test]
 fn a_heap_whose_every_bin_is_listed_for_a_give_back_serves_any_size_whole() {

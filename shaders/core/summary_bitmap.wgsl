@@ -119,8 +119,8 @@ fn sb_is_set(t: u32, i: u32) -> bool {
 }
 
 // Whether the range [lo, lo + 2^m) may hold a set index: its bits of the top layer. False
-// means none is set, but for sets still climbing (summaries are never clear above a set
-// index once its set has returned).
+// means none is set, but for sets still climbing and repairs in flight above a set index
+// (a repair clears a summary bit before it reads the word below; see Invariants).
 fn sb_range_may_hold(t: u32, lo: u32, m: u32) -> bool {
     let top = sb_top(m);
     let top_lo = lo >> (5u * top);

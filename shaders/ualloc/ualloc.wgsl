@@ -333,8 +333,9 @@ fn ua_return_unused_count(bin: u32, c: u32) {
 // spare the blocks (they may be the ones those mallocs will find); the bin then becomes a
 // candidate in the class's range of UA_RETIRE, retried by later frees of the class and by
 // any malloc that finds the tree buddy out of leaves (ua_retry_give_back,
-// ua_retry_all_give_backs). o: the bin's order. Returns whether its take failed (the bin is
-// listed).
+// ua_retry_all_give_backs). o: the bin's order. Returns whether its take failed (then the
+// bin is listed; it is also listed, returning false, when the retire's compare-exchange
+// kept failing).
 fn ua_give_back(bin: u32, c: u32, o: u32) -> bool {
     let s = ua_sem(c);
     let took = ua_take_for_give_back(c, ua_blocks_at(c, o));
@@ -408,10 +409,12 @@ fn ua_retire(bin: u32, c: u32, o: u32) -> u32 {
 // the whole heap needs every listed bin back (`tests/ualloc.rs` lists them all). A search
 // whose descent finds none scans the class's range of layer 0 (summaries may stay set over
 // words that takes and give-backs emptied), so a search that finds none means none is
-// listed, but for lists in flight. A class's retries end there, at the second give-back
-// in a row whose take fails (mallocs of the class wait, or the count is short of the
-// bin's blocks: the bin is listed again, and a search could find it again), or after as
-// many as the heap has leaves.
+// listed, but for lists and summary repairs in flight and for claims the scan lost to
+// other searchers: windows, not bounds (a later malloc's retries find those). A class's
+// retries end there, at the second give-back in a row whose take fails (mallocs of the
+// class wait for units or make bins, or the count is short of the bin's blocks: the bin is
+// listed again, and a search could find it again), or after as many as the heap has
+// leaves.
 fn ua_retry_all_give_backs(seed: u32) {
     let scan = max((1u << UA_SET_SHIFT) >> 5u, 1u);
     for (var c = 0u; c < UA_CLASSES; c++) {
@@ -441,7 +444,7 @@ fn ua_retry_give_back(c: u32, seed: u32) {
 
 // Gives back `bin`, a candidate of class c taken from UA_RETIRE, if it is still an empty
 // bin of c (if not it is dropped: the call that returns its last count gives it back or
-// lists it again). Returns whether its take failed (it is listed again).
+// lists it again). Returns whether its take failed, as ua_give_back.
 fn ua_retry_give_back_of(bin: u32, c: u32) -> bool {
     // An atomic read once the take has returned (ua_hide says why not a load).
     let now = atomicOr(&heap_meta[UA_STATE + bin], 0u);

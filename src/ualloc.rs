@@ -373,17 +373,17 @@ impl GpuHeap {
                 continue;
             }
             let c = (state & CLASS_MASK) as usize;
+            let class = c.min(CLASSES as usize - 1) as u32; // a bad class is flagged below
             let count = (state >> COUNT_SHIFT) as u64;
             let blocks = match state & ONE_LEAF {
-                0 => p.bin_blocks(c.min(CLASSES as usize - 1) as u32),
+                0 => p.bin_blocks(class),
                 _ => (LEAF_BYTES / UNIT_BYTES) >> c,
             };
             let used: u64 = bitmap.iter().map(|w| w.count_ones() as u64).sum();
             let past = (blocks..BITMAP_WORDS * 32)
                 .any(|b| bitmap[(b / 32) as usize] & (1 << (b % 32)) != 0);
             // A bin of one leaf exists only for classes whose bins have several.
-            let stray =
-                state & ONE_LEAF != 0 && p.bin_order(c.min(CLASSES as usize - 1) as u32) == 0;
+            let stray = state & ONE_LEAF != 0 && p.bin_order(class) == 0;
             if c >= CLASSES as usize || past || stray || count + used != blocks {
                 bad(&mut report);
             }

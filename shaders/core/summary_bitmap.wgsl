@@ -122,11 +122,17 @@ fn sb_is_set(t: u32, i: u32) -> bool {
 // means none is set, but for sets still climbing and repairs in flight above a set index
 // (a repair clears a summary bit before it reads the word below; see Invariants).
 fn sb_range_may_hold(t: u32, lo: u32, m: u32) -> bool {
+    let range = sb_top_of(lo, m);
+    return (atomicLoad(&heap_meta[sb_layer_base(t, sb_top(m)) + range.x]) & range.y) != 0u;
+}
+
+// The range [lo, lo + 2^m) in its top layer: the word (x) and its bits there (y, 2^r
+// aligned bits of that word).
+fn sb_top_of(lo: u32, m: u32) -> vec2<u32> {
     let top = sb_top(m);
     let top_lo = lo >> (5u * top);
     let top_word = top_lo >> 5u;
-    let mask = heap_bits_in(top_word, top_lo, top_lo + (1u << (m - 5u * top)));
-    return (atomicLoad(&heap_meta[sb_layer_base(t, top) + top_word]) & mask) != 0u;
+    return vec2<u32>(top_word, heap_bits_in(top_word, top_lo, top_lo + (1u << (m - 5u * top))));
 }
 
 // A set bit of `word` (not zero), searched from a random position so that concurrent
@@ -150,10 +156,9 @@ fn sb_repair(t: u32, j: u32, i: u32, top: u32) {
 
 fn sb_search(t: u32, lo: u32, m: u32, seed: u32, descents: u32, scan_words: u32, take: bool) -> u32 {
     let top = sb_top(m);
-    // The range in the top layer: 2^r bits of one word.
-    let top_lo = lo >> (5u * top);
-    let top_word = top_lo >> 5u;
-    let mask = heap_bits_in(top_word, top_lo, top_lo + (1u << (m - 5u * top)));
+    let top_of = sb_top_of(lo, m);
+    let top_word = top_of.x;
+    let mask = top_of.y;
     var rng = heap_hash(seed) | 1u;
     // One repair per search, after the descents: the repair's climbing restore is then
     // inlined once per search site, and a kernel's code stays small enough to run fast

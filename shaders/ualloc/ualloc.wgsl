@@ -189,6 +189,11 @@ fn ua_set_index(c: u32, bin: u32) -> u32 {
     return (c << UA_SET_SHIFT) + bin;
 }
 
+// Lists bin `bin`, an empty bin of class c, for a later give-back (UA_RETIRE).
+fn ua_list(c: u32, bin: u32) {
+    sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+}
+
 // Whether a state word is a live bin of class c with a free block.
 fn ua_has_free(state: u32, c: u32) -> bool {
     let count = ua_count(state);
@@ -323,7 +328,7 @@ fn ua_return_unused_count(bin: u32, c: u32) {
     let emptied = ua_return_counts(bin, c, 1u);
     bsem_signal(ua_sem(c), 1u, 0u);
     if (emptied != TB_NO_ORDER) {
-        sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+        ua_list(c, bin);
     }
 }
 
@@ -350,7 +355,7 @@ fn ua_give_back(bin: u32, c: u32, o: u32) -> bool {
             return false;
         }
     }
-    sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+    ua_list(c, bin);
     return !took;
 }
 
@@ -505,7 +510,7 @@ fn ua_undo(bin: u32, n: u32) {
     if (k < UA_CLASSES && ua_has_free(now, k)) {
         sb_set(UA_SETS, ua_set_index(k, bin), sb_top(UA_SET_SHIFT));
         if (ua_count(now) == ua_blocks_of(now)) {
-            sb_set(UA_RETIRE, ua_set_index(k, bin), sb_top(UA_SET_SHIFT));
+            ua_list(k, bin);
         }
     }
 }
@@ -1181,7 +1186,7 @@ fn ua_release_class(bin: u32, c: u32, n: u32, acts: bool) {
             r = ua_retire(bin, c, o);
         }
         if (empty && r == UA_RETRY_LATER) {
-            sb_set(UA_RETIRE, ua_set_index(c, bin), sb_top(UA_SET_SHIFT));
+            ua_list(c, bin);
         }
         // The bins that went back, counted per order: the class's, and single leaves.
         let retired = empty && r == UA_RETIRED;

@@ -126,29 +126,16 @@ fn strategy_free(ptr: u32) -> HeapFree {
     return HeapFree(RWBM_PAGE_UNITS, HEAP_OK);
 }
 
-// Clears `mask` in bitmap word w and returns the word before. RW-BM, where subgroups
-// exist: the lanes of a subgroup that clear bits of the same word as its lowest lane clear
-// them with one atomicAnd, each reading its own bit in the one old value (RW-BM places a
-// subgroup's pages in one word: rw_bm.wgsl); the others, and all of them if two lanes
-// clear the same bit (a double free, which each must see alone), make their own. CoRW's
-// pages are spread over the words its lanes read, so it makes one atomic per free.
+// Clears `mask` (one bit) in bitmap word w and returns the word before. RW-BM places a
+// subgroup's pages in one word (rw_bm.wgsl), so its frees share the word's atomic
+// (heap_clear_bit); CoRW's pages are spread over the words its lanes read, so it makes one
+// atomic per free.
 fn rwbm_clear(w: u32, mask: u32) -> u32 {
 #ifdef GPU_HEAP_RW_BM
-#ifdef GPU_HEAP_SUBGROUPS
-    let same = w == subgroupBroadcastFirst(w);
-    let joint = subgroupOr(select(0u, mask, same));
-    let together = countOneBits(joint) == subgroupAdd(u32(same));
-    var old = 0u;
-    if (together && subgroupExclusiveAdd(1u) == 0u) {
-        old = atomicAnd(&heap_meta[RWBM_BITMAP + w], ~joint);
-    }
-    old = subgroupBroadcastFirst(old);
-    if (together && same) {
-        return old;
-    }
-#endif
-#endif
+    return heap_clear_bit(RWBM_BITMAP + w, mask);
+#else
     return atomicAnd(&heap_meta[RWBM_BITMAP + w], ~mask);
+#endif
 }
 
 // Growth hooks (alloc.wgsl, walk.wgsl). The summary bit of the old boundary word is

@@ -1104,7 +1104,9 @@ fn ua_free(ptr: u32) -> HeapFree {
     }
     let block = offset >> c;
     let bit = 1u << (block & 31u);
-    let old = atomicAnd(&heap_meta[UA_BITMAP + UA_BITMAP_WORDS * bin + (block >> 5u)], ~bit);
+    // A subgroup's blocks of a bin lie in few words (ua_collective_place), so its frees
+    // share their words' atomics.
+    let old = heap_clear_bit(UA_BITMAP + UA_BITMAP_WORDS * bin + (block >> 5u), bit);
     if ((old & bit) == 0u) {
         return HeapFree(0u, HEAP_INVALID_FREE);
     }

@@ -1,0 +1,2 @@
+# run on the same machine right after call18/batch.sh (its script chose no variant: the registers were equal)
+xz -df .gpu/bin/*.xz; chmod +x .gpu/bin/*; source .gpu/env.sh; o=$OUT/r; mkdir -p $o; G="--strategy bump,ualloc --test alloc,accumulate --threads 10000,100000,1000000 --sizes 16,64,256,1024,2048,4096,8192 --prime --cell-secs 1"; for k in 1 2; do for b in jf v1 v12; do timeout 25 .gpu/bin/gpu-heap-$b bench $G --json $o/g-$b-$k.json > $o/g-$b-$k.txt 2>&1; echo "g-$b-$k rc $?"; done; done; cd $OUT && tar czf r.tgz r

@@ -95,6 +95,8 @@ fn churn(gpu: &Gpu, heap: &GpuHeap, strategy: Strategy, early: u32, dispatches: 
     let out = common::storage(gpu, "out", 16);
     let kernel = Kernel::new(gpu, heap, KERNEL, "swap", &[common::RW, common::RW]);
     let mut first = 0;
+    // Live and trailing queue chunks after each dispatch from `early` on, for the message.
+    let mut history = Vec::new();
     for dispatch in 1..=dispatches {
         gpu.queue.write_buffer(&out, 12, &dispatch.to_le_bytes());
         kernel.run(gpu, heap, &[&held, &out], INVOCATIONS / 64);
@@ -112,10 +114,12 @@ fn churn(gpu: &Gpu, heap: &GpuHeap, strategy: Strategy, early: u32, dispatches: 
         if dispatch == early {
             first = live;
         }
+        history.push((live, report.trailing_queue_chunks.unwrap_or(0)));
         assert!(
             live <= first + slack,
             "{strategy:?}: {first} live queue chunks after {early} dispatches, {live} after \
-             {dispatch}; the books then: {report:?}"
+             {dispatch} (live and trailing from dispatch {early} on: {history:?}); the books \
+             then: {report:?}"
         );
     }
     let failed = common::read_words(gpu, &out, 3);

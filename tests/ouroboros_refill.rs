@@ -75,12 +75,21 @@ fn refill(strategy: Strategy) {
         kernel.run(&gpu, &heap, &[&held, &out, &params], slots / 64);
         common::read_words(&gpu, &out, 4)
     };
+    // What a failed count is checked against: the failures by cause and the books.
+    let books = || {
+        format!(
+            "failures {:?}; the books: {:?}",
+            heap.stats().unwrap().failures,
+            heap.ouroboros_report().unwrap()
+        )
+    };
     // Fill: every block of the heap, and the slots past its capacity come back NULL.
     let filled = run(0);
     assert_eq!(
         filled[0],
         slots - capacity,
-        "{strategy:?}: NULLs filling the heap"
+        "{strategy:?}: NULLs filling the heap; {}",
+        books()
     );
     let live = heap.stats().unwrap().allocations_live;
     assert_eq!(live, capacity as u64, "{strategy:?}: live after the fill");
@@ -95,7 +104,8 @@ fn refill(strategy: Strategy) {
     assert_eq!(
         nulls,
         slots - capacity,
-        "{strategy:?}: NULLs refilling {freed} freed blocks"
+        "{strategy:?}: NULLs refilling {freed} freed blocks; {}",
+        books()
     );
     assert_eq!(heap.stats().unwrap().allocations_live, live);
     let done = run(3);

@@ -75,7 +75,7 @@ fn refill(strategy: Strategy) {
         kernel.run(&gpu, &heap, &[&held, &out, &params], slots / 64);
         common::read_words(&gpu, &out, 4)
     };
-    // What a failed count is checked against: the failures by cause and the books.
+    // For the message of a count that fails: the failures by cause and the books.
     let books = || {
         format!(
             "failures {:?}; the books: {:?}",

@@ -76,9 +76,10 @@
 // count that is in a retirement and OURO_CB_SETTLE takes of a retiring chunk's units. A
 // malloc whose walks miss OURO_CB_HELP_MISSES times, or that runs out of rounds, produces
 // a chunk itself (bsem_help); one that finds no memory while the class has free pages or
-// chunks being filled waits on for those pages, as in page_based.wgsl. It fails only when
-// its rounds are spent and its last production (registered or not: ouro_help_last) finds
-// no memory: HEAP_OUT_OF_MEMORY.
+// chunks being filled waits on for those pages, and one that finds nothing coming goes dry
+// for at most OURO_DRY_ROUNDS rounds, as in page_based.wgsl. It fails with
+// HEAP_OUT_OF_MEMORY once dry with nothing coming, or when its rounds are spent and its
+// last production (registered or not: ouro_help_last) finds no memory.
 
 const OURO_CB_RETIRED: i32 = -16777216;
 const OURO_CB_NONE: u32 = 0xffffffffu;
@@ -346,20 +347,37 @@ fn cb_chunk_leaves(qm: u32, c: u32) {
 fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
-    if (!ouro_class_chunk_take(k, qm, retire)) {
-        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    // Filling from the start where the heap has a free chunk: the class's chunk count, the
+    // reserve and the pool are atomics on words every producer hits, and a malloc that
+    // meanwhile finds no pages and none being filled spends its rounds, or reports out of
+    // memory, while this chunk's pages are on their way. Not on a heap without one, where
+    // failing producers would keep the filling count up for every dry malloc
+    // (page_based.wgsl's VAQ producer does the same).
+    let early = ouro_free_chunks() > 0;
+    if (early) {
+        ouro_fill_begin(k);
     }
-    if (!ouro_reserve_take(k, 1u)) {
-        ouro_production_failed(qm, retire);
-        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    var c = OURO_NO_CHUNK;
+    if (ouro_class_chunk_take(k, qm, retire)) {
+        if (ouro_reserve_take(k, 1u)) {
+            c = ouro_chunk_alloc();
+            if (c == OURO_NO_CHUNK) {
+                ouro_reserve_give(1u);
+            }
+        }
+        if (c == OURO_NO_CHUNK) {
+            ouro_production_failed(qm, retire);
+        }
     }
-    let c = ouro_chunk_alloc();
     if (c == OURO_NO_CHUNK) {
-        ouro_reserve_give(1u);
-        ouro_production_failed(qm, retire);
+        if (early) {
+            ouro_fill_end(k);
+        }
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     }
-    ouro_fill_begin(k);
+    if (!early) {
+        ouro_fill_begin(k);
+    }
     let words = cb_words(k);
     let base = OURO_CB_BITS + c * OURO_CB_WORDS;
     // Exchanges (ouro_settle), and the token placed below only under a condition on their
@@ -428,12 +446,20 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
     var misses = 0u;
     var round = 0u;
     var patience = 0u;
+    // Rounds since our production found no memory while no pages were coming (0: none).
+    var dry = 0u;
     loop {
         let last = round + 1u == OURO_ROUNDS;
         var produce = false;
         var retire = 1u;
         var waiting_on_pages = false;
-        let r = bsem_step(qm, 1u, batch, &st, false);
+        var r = BSEM_PENDING;
+        if (dry == 0u) {
+            r = bsem_step(qm, 1u, batch, &st, false);
+        } else if (bsem_count(qm) > 0 && bsem_try_take(qm, 1u)) {
+            // Once dry, only take units that are there: no reservation, no production.
+            r = BSEM_GOT;
+        }
         if (r == BSEM_GOT) {
             let unit = cb_find(k, spread);
             if (unit != OURO_CB_NONE) {
@@ -447,13 +473,18 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             ouro_count(OURO_EV_MISSED);
             spread += 1u;
             misses += 1u;
-            produce = misses >= OURO_CB_HELP_MISSES && bsem_help(qm);
+            produce = dry == 0u && misses >= OURO_CB_HELP_MISSES && bsem_help(qm);
         } else if (r == BSEM_ALLOCATE) {
             produce = true;
         }
         if (last) {
             // Out of rounds: one last production (or out of memory).
             ouro_count(OURO_EV_OUT_OF_ROUNDS);
+            if (dry > 0u) {
+                // Our production found no memory, and the pages that turned up since went
+                // to others: out of memory, as that production said.
+                return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+            }
             if (!produce) {
                 bsem_abandon(qm, 1u, &st);
                 retire = ouro_help_last(qm);
@@ -463,13 +494,24 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
         // One call site of cb_produce (NIR inlines it, with a whole token insertion).
         if (produce) {
             let a = cb_produce(k, retire);
-            // No memory for a chunk of our own, but the class has free pages or others are
-            // filling chunks: wait on for those pages, unless the rounds are spent (as
-            // page_based.wgsl does). Free pages count, not only chunks being filled: a
-            // one-dispatch fill otherwise returns NULLs while as many pages are free.
-            if (last || a.status != HEAP_OUT_OF_MEMORY || !ouro_pages_coming(k)) {
+            if (last || a.status != HEAP_OUT_OF_MEMORY) {
                 return a;
             }
+        }
+        // No memory for a chunk of our own, but the class has free pages or others are
+        // filling chunks: wait on for those pages (free pages count, not only chunks being
+        // filled: a one-dispatch fill otherwise returns NULLs while as many pages are
+        // free). With nothing coming, the malloc goes dry, as in page_based.wgsl:
+        // OURO_DRY_ROUNDS more rounds of taking pages that turn up, then out of memory.
+        // One look is not enough: units being signalled or briefly taken by another's
+        // fast path are out of its sight.
+        if (produce && dry == 0u && !ouro_pages_coming(k)) {
+            dry = 1u;
+        } else if (dry > 0u) {
+            if (dry >= OURO_DRY_ROUNDS && !ouro_pages_coming(k)) {
+                return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+            }
+            dry += 1u;
         }
         // A round that missed a page the semaphore promised (it exists, hidden for a moment
         // by other walkers' decrements), or that waited while chunks of the class are being

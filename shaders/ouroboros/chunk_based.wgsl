@@ -347,13 +347,15 @@ fn cb_chunk_leaves(qm: u32, c: u32) {
 fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
-    // Filling from the start where the heap has a free chunk: the class's chunk count, the
+    // Filling from the start where a chunk is in sight: the class's chunk count, the
     // reserve and the pool are atomics on words every producer hits, and a malloc that
     // meanwhile finds no pages and none being filled spends its rounds, or reports out of
-    // memory, while this chunk's pages are on their way. Not on a heap without one, where
-    // failing producers would keep the filling count up for every dry malloc
-    // (page_based.wgsl's VAQ producer does the same).
-    let early = ouro_free_chunks() > 0;
+    // memory, while this chunk's pages are on their way. Not where none is (a full heap, a
+    // class at its limit, the queue reserve reached): failing producers would keep the
+    // filling count up, so that mallocs with nothing coming never go dry and repeat their
+    // failing productions round after round (page_based.wgsl's VAQ producer, too, begins
+    // only once it has seen a chunk for its class).
+    let early = ouro_chunk_in_sight(k, qm);
     if (early) {
         ouro_fill_begin(k);
     }

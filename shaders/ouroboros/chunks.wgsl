@@ -381,6 +381,14 @@ fn ouro_class_chunk_take(k: u32, qm: u32, retire: u32) -> bool {
     return true;
 }
 
+// Whether a producer of class k would get a chunk as things stand: the heap has a free
+// chunk, the class is under its limit and the queue reserve is not reached. Loads only;
+// the takes above decide.
+fn ouro_chunk_in_sight(k: u32, qm: u32) -> bool {
+    return ouro_free_chunks() > 0 && !ouro_queue_reserve_reached(k)
+        && atomicLoad(&heap_meta[qm + OQ_CLASS_CHUNKS]) < ouro_chunk_limit(k);
+}
+
 // A chunk leaves its class (returned to the pool, or never taken).
 fn ouro_class_chunk_give(qm: u32) {
     atomicSub(&heap_meta[qm + OQ_CLASS_CHUNKS], 1u);

@@ -101,23 +101,6 @@ const CT_HOPS: u32 = 64u;
 const CT_FRONT_STEPS: u32 = 64u;
 const CT_BEHIND: u32 = 0xfffffffeu;
 
-// An insertion whose reserved slot the scan hint passed while it was empty pulls the hint
-// back to it, so walks, which start at the hint, reach the token. Compared by difference,
-// so right across the 2^32 wrap (the hint trails back by less than a lap); bounded: a
-// failed CAS means the hint moved, and it is checked again.
-fn ct_pull_hint(k: u32, pos: u32) {
-    let hint = ouro_queue_meta(k) + OQ_FRONT;
-    for (var attempt = 0u; attempt < 64u; attempt++) {
-        let h = atomicLoad(&heap_meta[hint]);
-        if (h - pos - 1u >= 0x80000000u) {
-            return; // pos is at or after the hint
-        }
-        if (atomicCompareExchangeWeak(&heap_meta[hint], h, pos).exchanged) {
-            return;
-        }
-    }
-}
-
 #ifndef OURO_VIRTUAL_QUEUES
 // ---- standard ring -------------------------------------------------------------------
 
@@ -189,6 +172,23 @@ fn ct_extend_back(k: u32, w: u32) {
 fn ct_hint_passed(k: u32, pos: u32) {
     if (ct_load(k, pos) != OQ_EMPTY) {
         ct_pull_hint(k, pos);
+    }
+}
+
+// An insertion whose reserved slot the scan hint passed while it was empty pulls the hint
+// back to it, so walks, which start at the hint, reach the token. Compared by difference,
+// so right across the 2^32 wrap (the hint trails back by less than a lap); bounded: a
+// failed CAS means the hint moved, and it is checked again.
+fn ct_pull_hint(k: u32, pos: u32) {
+    let hint = ouro_queue_meta(k) + OQ_FRONT;
+    for (var attempt = 0u; attempt < 64u; attempt++) {
+        let h = atomicLoad(&heap_meta[hint]);
+        if (h - pos - 1u >= 0x80000000u) {
+            return; // pos is at or after the hint
+        }
+        if (atomicCompareExchangeWeak(&heap_meta[hint], h, pos).exchanged) {
+            return;
+        }
     }
 }
 
@@ -451,14 +451,15 @@ fn ct_load(k: u32, pos: u32) -> u32 {
 // An insertion pulls the hint back with atomicMin, but one that lands after a walker read
 // its position empty (more than OURO_CB_MOVE positions late: ct_passable) and before the
 // walker's CAS moved the hint past it finds the hint still at pos and changes nothing; the
-// walker then looks again and pulls the hint back itself, as the ring's does. A token left
+// walker then looks again and pulls the hint back itself, as the ring's does, with the
+// insertion's atomicMin (one atomic that other walkers cannot make fail). A token left
 // behind the hint is out of the walks' reach, and front, which waits for its removal,
 // stops: the log then grows by a chunk per chunk of traffic. The same pair as the ring's:
-// the hint's CAS, then a load.
+// the hint's CAS, then a load (through the log's links: chunk_based.wgsl's assumption).
 fn ct_hint_passed(k: u32, pos: u32) {
     let v = ct_load(k, pos);
     if (v != OQ_EMPTY && v != OQ_SKIP) {
-        ct_pull_hint(k, pos);
+        atomicMin(&heap_meta[ouro_queue_meta(k) + OQ_FRONT], pos);
     }
 }
 

@@ -503,17 +503,10 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
         // No memory for a chunk of our own, but the class has free pages or others are
         // filling chunks: wait on for those pages (free pages count, not only chunks being
         // filled: a one-dispatch fill otherwise returns NULLs while as many pages are
-        // free). With nothing coming, the malloc goes dry, as in page_based.wgsl:
-        // OURO_DRY_ROUNDS more rounds of taking pages that turn up, then out of memory.
-        // One look is not enough: units being signalled or briefly taken by another's
-        // fast path are out of its sight.
-        if (produce && dry == 0u && !ouro_pages_coming(k)) {
-            dry = 1u;
-        } else if (dry > 0u) {
-            if (dry >= OURO_DRY_ROUNDS && !ouro_pages_coming(k)) {
-                return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-            }
-            dry += 1u;
+        // free). With nothing coming, the malloc goes dry (ouro_dry_next).
+        dry = ouro_dry_next(k, produce, dry);
+        if (dry == OURO_DRY_OUT) {
+            return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
         }
         // A round that missed a page the semaphore promised (it exists, hidden for a moment
         // by other walkers' decrements), or that waited while chunks of the class are being

@@ -39,8 +39,30 @@ const OURO_FILL_PATIENCE: u32 = 16384u;
 // itself instead of taking more.
 const OURO_P_HELP_MISSES: u32 = 8u;
 // Rounds a malloc whose production found no memory, with no pages coming, still takes
-// pages that turn up before it reports out of memory (ouro_p_malloc says why).
+// pages that turn up before it reports out of memory (ouro_dry_next says why).
 const OURO_DRY_ROUNDS: u32 = 64u;
+// ouro_dry_next's value for a malloc out of memory now.
+const OURO_DRY_OUT: u32 = 0xffffffffu;
+
+// A malloc's count of dry rounds (0: not dry) after a round, `produced` saying whether the
+// round's production found no memory (the caller returns otherwise): OURO_DRY_OUT when it
+// is out of memory now. With nothing coming for its class (no pages counted, no batch being
+// filled) such a malloc goes dry: OURO_DRY_ROUNDS more rounds of taking pages that turn up,
+// then out of memory. One look is not enough: units being signalled or briefly taken by
+// another's fast path, and batches whose producers have not got their chunk yet, are out
+// of its sight. Both front ends (ouro_p_malloc, chunk_based.wgsl's ouro_c_malloc).
+fn ouro_dry_next(k: u32, produced: bool, dry: u32) -> u32 {
+    if (produced && dry == 0u && !ouro_pages_coming(k)) {
+        return 1u;
+    }
+    if (dry == 0u) {
+        return 0u;
+    }
+    if (dry >= OURO_DRY_ROUNDS && !ouro_pages_coming(k)) {
+        return OURO_DRY_OUT;
+    }
+    return dry + 1u;
+}
 
 // Produces a batch for class k (the semaphore told this invocation to): a chunk or run,
 // its first page for the caller, the rest into the queue.
@@ -237,17 +259,10 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
         // outnumbered the queued pages; returning NULL then stops a fill short of a full
         // heap. It waits only while pages are coming, not whenever memory is left: that
         // over-produces under mixed traffic.)
-        // With nothing coming, the malloc goes dry: OURO_DRY_ROUNDS more rounds of taking
-        // pages that turn up, then out of memory. One look is not enough: units being
-        // signalled or briefly taken by the fast path, and batches whose producers have
-        // not got their chunk yet, are out of its sight.
-        if (produce && dry == 0u && !ouro_pages_coming(k)) {
-            dry = 1u;
-        } else if (dry > 0u) {
-            if (dry >= OURO_DRY_ROUNDS && !ouro_pages_coming(k)) {
-                return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-            }
-            dry += 1u;
+        // With nothing coming, the malloc goes dry (ouro_dry_next).
+        dry = ouro_dry_next(k, produce, dry);
+        if (dry == OURO_DRY_OUT) {
+            return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
         }
         // A round of waiting while batches of the class are being filled does not count
         // against OURO_ROUNDS (up to OURO_FILL_PATIENCE such rounds): their pages are on

@@ -320,14 +320,17 @@ fn ouroboros_virtual_queues_keep_segments_they_reference() {
             .max_segment_size(MIB)
             .strategy(strategy);
         let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
-        heap.grow_to(3 * MIB).unwrap();
-        // 1.5 MiB of pages: into the second segment, not the third.
+        heap.grow_to(2 * MIB).unwrap();
+        // 1.5 MiB of pages in 2 MiB. The third MiB is committed only afterwards: with it
+        // committed during the fill, producers that help on a GPU may take a few chunks
+        // more than the pages handed out need, and those may be the third MiB's.
         let a = run(&gpu, &heap, "alloc", &[0; 6144]);
         assert_eq!(a.iter().filter(|&&h| h != 0).count(), 6144, "{strategy}");
         assert!(
             a.iter().all(|&h| (h as u64 - 1) * 16 < 2 * MIB),
             "{strategy}"
         );
+        heap.grow_to(3 * MIB).unwrap();
         assert_eq!(
             heap.trim().unwrap(),
             MIB,

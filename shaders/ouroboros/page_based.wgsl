@@ -2,9 +2,8 @@
 // class holds the handles of free pages; a bulk semaphore is its fill count. malloc waits on
 // the semaphore for one page; when pages run out, one invocation per missing batch takes a
 // chunk from the chunk manager, keeps its first page and enqueues the others (a batch is
-// the pages of one chunk). free enqueues the page and signals one unit (a subgroup's frees
-// of one class together: ouro_p_requeue). Page chunks keep their class for the heap's
-// lifetime, as in the paper.
+// the pages of one chunk). free enqueues the page and signals one unit. Page chunks keep
+// their class for the heap's lifetime, as in the paper.
 //
 // Invariants
 //   - A page is in exactly one place: its class queue, out with a user (live bit set), or
@@ -290,52 +289,10 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
 fn ouro_p_free(unit: u32, k: u32) -> HeapFree {
     let spill = ouro_spilled(k)
         || (cq_virtual(k) && ouro_free_chunks() <= i32(OURO_QUEUE_RESERVE / 2u));
-    var queued = false;
-    if (!spill) {
-        queued = ouro_p_requeue(k, heap_handle_of(unit));
-    }
-    if (!queued) {
+    if (!spill && cq_enqueue(k, heap_handle_of(unit))) {
+        bsem_signal(ouro_queue_meta(k), 1u, 0u);
+    } else {
         ouro_spill(unit, k);
     }
     return HeapFree(ouro_page_units(k), HEAP_OK);
-}
-
-// Puts a freed page (its handle) into class k's queue and signals its unit; false if the
-// queue did not take it. Where subgroups exist, the lanes of a subgroup that free pages of
-// its first active lane's class reserve their positions with one atomicAdd on the queue's
-// back, and one of them signals the pages put with one atomicAdd on the semaphore: every
-// free of a class meets on those two words, which a million frees would otherwise queue
-// on one by one. The puts between the two may diverge (slot waits), so the joint signal
-// counts only the lanes it sees: if any lane of the group is missing there, each lane
-// signals its own page instead, and no page is ever signalled twice or not at all.
-fn ouro_p_requeue(k: u32, handle: u32) -> bool {
-#ifdef GPU_HEAP_SUBGROUPS
-    let same = k == subgroupBroadcastFirst(k);
-    let rank = subgroupExclusiveAdd(u32(same));
-    let lanes = subgroupAdd(u32(same));
-    var first = 0u;
-    if (same && rank == 0u) {
-        first = cq_reserve_back(k, lanes);
-    }
-    first = subgroupBroadcastFirst(first);
-    if (same) {
-        var cursor = OURO_NO_CHUNK;
-        let put = cq_put_at(k, first + rank, handle, &cursor);
-        // x: the group's lanes here, y: those whose page went in.
-        let seen = subgroupAdd(vec2<u32>(1u, u32(put)));
-        if (seen.x == lanes) {
-            if (rank == 0u && seen.y > 0u) {
-                bsem_signal(ouro_queue_meta(k), seen.y, 0u);
-            }
-        } else if (put) {
-            bsem_signal(ouro_queue_meta(k), 1u, 0u);
-        }
-        return put;
-    }
-#endif
-    if (cq_enqueue(k, handle)) {
-        bsem_signal(ouro_queue_meta(k), 1u, 0u);
-        return true;
-    }
-    return false;
 }

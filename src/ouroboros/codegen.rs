@@ -10,9 +10,6 @@ impl OuroGeometry {
     /// Constants and generated queue-geometry functions for `generated/config.wgsl`.
     pub fn wgsl(&self, s: &mut String) {
         let _ = writeln!(s, "#define GPU_HEAP_OURO");
-        if self.subgroups {
-            let _ = writeln!(s, "#define GPU_HEAP_SUBGROUPS");
-        }
         if self.cb_words > 0 {
             let _ = writeln!(s, "#define OURO_CHUNK_BASED");
         }

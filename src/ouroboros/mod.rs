@@ -109,8 +109,6 @@ pub(crate) struct OuroGeometry {
     /// `2^cb_index_shift() >= chunks` indices. Its layers' first words; empty if page-based.
     pub cb_index: Vec<u64>,
     pub meta_words: u64,
-    /// Shaders built with subgroup operations (`GPU_HEAP_SUBGROUPS`).
-    pub subgroups: bool,
 }
 
 /// The Ouroboros strategies' parameters ([`crate::HeapConfig::ouroboros`]).
@@ -158,9 +156,6 @@ pub(crate) struct OuroPlanInput {
     pub queue_kind: QueueKind,
     /// Chunk-based front end for the classes up to one chunk (queues of chunk tokens).
     pub chunk_based: bool,
-    /// The device has subgroups: a subgroup's frees of one class share their queue
-    /// reservation and their signal (page_based.wgsl, ouro_p_requeue).
-    pub subgroups: bool,
 }
 
 impl OuroGeometry {
@@ -390,7 +385,6 @@ impl OuroGeometry {
             cb_words,
             cb_index,
             meta_words: next,
-            subgroups: p.subgroups,
         })
     }
 
@@ -530,10 +524,6 @@ impl StrategyPlan for OuroGeometry {
 
     fn granted_bytes(&self, size: u32) -> u64 {
         OuroGeometry::granted_bytes(self, size)
-    }
-
-    fn uses_subgroups(&self) -> bool {
-        self.subgroups
     }
 
     fn queue_reserve_chunks(&self) -> u64 {

@@ -122,6 +122,11 @@ fn churn(gpu: &Gpu, heap: &GpuHeap, strategy: Strategy, early: u32, dispatches: 
              then: {report:?}"
         );
     }
+    println!(
+        "{strategy:?}: live and trailing queue chunks from dispatch {early} on: {history:?}; \
+         the books: {:?}",
+        heap.ouroboros_report().unwrap().unwrap()
+    );
     let failed = common::read_words(gpu, &out, 3);
     assert_eq!(
         failed,
@@ -137,13 +142,25 @@ const VIRTUALIZED: [Strategy; 4] = [
     Strategy::OuroCVL,
 ];
 
+/// `name`'s value as a number, or `default` where it is not set.
+fn env_u32(name: &str, default: u32) -> u32 {
+    std::env::var(name).map_or(default, |v| {
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name} must be a number, not {v:?}"))
+    })
+}
+
 #[test]
 fn virtualized_queues_keep_their_chunks_bounded_under_churn() {
     // Twelve dispatches after the fourth move tens of chunks of items through each queue;
     // a queue that loses a position per chunk grows by about one chunk per dispatch.
+    // GPU_HEAP_CHURN_DISPATCHES and GPU_HEAP_CHURN_SLACK run it longer or looser, to tell
+    // a queue that grows from one that settles higher (run with --nocapture for the counts).
+    let dispatches = env_u32("GPU_HEAP_CHURN_DISPATCHES", 16);
+    let slack = env_u32("GPU_HEAP_CHURN_SLACK", 4);
     let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
     for strategy in VIRTUALIZED {
-        churn(&gpu, &heap(&gpu, strategy), strategy, 4, 16, 4);
+        churn(&gpu, &heap(&gpu, strategy), strategy, 4, dispatches, slack);
     }
 }
 

@@ -1,0 +1,20 @@
+# nineteenth session, call 23 (same machine as call 22): the churn of tests/ouroboros_queue_chunks.rs at m14 for 2000 dispatches with no slack, twice: whether OuroCVL's live log chunks stay bounded
+xz -df .gpu/bin/*.xz 2>/dev/null; chmod +x .gpu/bin/*
+source .gpu/env.sh
+o=$OUT/r; mkdir -p $o
+t0=$(date +%s)
+save() { (cd $OUT && tar czf r.tgz.tmp r && mv r.tgz.tmp r.tgz); }
+left() { echo $(( 570 - $(date +%s) + t0 )); }
+nvidia-smi --query-gpu=name,driver_version --format=csv > $o/log.txt 2>&1
+md5sum .gpu/bin/* >> $o/log.txt
+run() { # name timeout cmd...
+  local n=$1 t=$2; shift 2; local s=$(date +%s); local l=$(left)
+  [ $t -gt $l ] && t=$l; [ $t -le 5 ] && { echo "$n: skipped" >> $o/log.txt; return; }
+  timeout $t "$@" > $o/$n.txt 2>&1; echo "$n: rc $? $(( $(date +%s) - s )) s" >> $o/log.txt; save; }
+cold() { # name cmd... : a fresh HOME and no driver disk cache
+  local n=$1; shift; local h=$(mktemp -d)
+  local s=$(date +%s%N)
+  HOME=$h XDG_CACHE_HOME=$h __GL_SHADER_DISK_CACHE=0 timeout 120 "$@" > $o/$n.txt 2>&1
+  echo "$n: rc $? $(( ($(date +%s%N) - s) / 1000000 )) ms" >> $o/log.txt; save; }
+for k in 1 2; do run qc-2000-$k 200 env GPU_HEAP_CHURN_DISPATCHES=2000 GPU_HEAP_CHURN_SLACK=100000 .gpu/bin/t-qc virtualized_queues_keep --nocapture; done
+cat $o/log.txt; grep -h "test result\|panicked" $o/*.txt

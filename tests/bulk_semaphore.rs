@@ -4,6 +4,8 @@
 //! (C equals every unit ever produced, once all are given back), the expected and reserved
 //! counters are back at zero, and every wait is accounted for.
 
+mod common;
+
 use std::time::Duration;
 
 use gpu_heap::{read_buffer, submit_and_wait, Composer, Gpu};
@@ -171,8 +173,8 @@ fn run(gpu: &Gpu, threads: u32, rounds: u32, batch: u32, dispatches: u32) -> Out
 }
 
 fn check(threads: u32, rounds: u32, batch: u32, dispatches: u32) {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
-    let o = run(&gpu, threads, rounds, batch, dispatches);
+    let gpu = common::gpu();
+    let o = run(gpu, threads, rounds, batch, dispatches);
     eprintln!(
         "threads {threads} rounds {rounds} batch {batch}: C {} produced {} got {} batches {} gave up {}",
         o.count, o.produced, o.got, o.batches, o.gave_up

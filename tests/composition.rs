@@ -84,14 +84,14 @@ fn wesl_imports_the_flattened_module() {
 /// For a heap of each of three families, the user's module that `compose` makes of the
 /// heap's flattened module: 4096 invocations run, every word right, the live counters zero.
 fn for_each_heap(compose: impl Fn(&Gpu, &GpuHeap, Strategy) -> wgpu::ShaderModule) {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let gpu = common::gpu();
     for strategy in [Strategy::RwBm, Strategy::OuroPS, Strategy::TBuddy] {
         let config = HeapConfig::new(4 << 20)
             .strategy(strategy)
             .watchdog(common::WATCHDOG);
         let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
-        let module = compose(&gpu, &heap, strategy);
-        run_and_check(&gpu, &heap, &module, strategy);
+        let module = compose(gpu, &heap, strategy);
+        run_and_check(gpu, &heap, &module, strategy);
     }
 }
 
@@ -113,7 +113,7 @@ fn run_and_check(gpu: &Gpu, heap: &GpuHeap, module: &wgpu::ShaderModule, strateg
 /// reads after a kernel ran.
 #[test]
 fn the_manifest_describes_the_heap() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let gpu = common::gpu();
     for strategy in [Strategy::RwBm, Strategy::OuroCS, Strategy::TBuddy] {
         let config = HeapConfig::new(4 << 20)
             .strategy(strategy)
@@ -128,8 +128,8 @@ fn the_manifest_describes_the_heap() {
         assert_eq!(m.init_invocations, layout.init_invocations(), "{strategy}");
         let user = format!("#include \"alloc.wgsl\"\n{USER}");
         let module = heap.create_shader_module("user", &user).unwrap();
-        run_and_check(&gpu, &heap, &module, strategy);
-        let words = common::read_words(&gpu, heap.meta_buffer(), 16);
+        run_and_check(gpu, &heap, &module, strategy);
+        let words = common::read_words(gpu, heap.meta_buffer(), 16);
         let stats = heap.stats().unwrap();
         let counter = |name: &str| {
             let &(_, word, n) = m.statistics.iter().find(|s| s.0 == name).unwrap();

@@ -35,7 +35,7 @@ fn alloc(gpu: &Gpu, heap: &GpuHeap, n: u32) -> Vec<u32> {
 
 #[test]
 fn low_watermark_raises_pressure_and_maintain_grows() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let gpu = common::gpu();
     for strategy in [
         Strategy::Bump,
         Strategy::RwBm,
@@ -56,12 +56,12 @@ fn low_watermark_raises_pressure_and_maintain_grows() {
         let report = heap.maintain(&policy).unwrap();
         assert!(!report.low && !report.out_of_memory && !report.grew());
         // A quarter of the heap: above the watermark.
-        let handles = alloc(&gpu, &heap, 1024);
+        let handles = alloc(gpu, &heap, 1024);
         assert!(handles.iter().all(|&h| h != 0), "{strategy}");
         let report = heap.maintain(&policy).unwrap();
         assert!(!report.low, "{strategy}: low after a quarter: {report:?}");
         // Three quarters: under the watermark of half, but nothing failed.
-        let handles = alloc(&gpu, &heap, 2048);
+        let handles = alloc(gpu, &heap, 2048);
         assert!(handles.iter().all(|&h| h != 0), "{strategy}");
         let report = heap.maintain(&policy).unwrap();
         assert!(
@@ -77,7 +77,7 @@ fn low_watermark_raises_pressure_and_maintain_grows() {
 
 #[test]
 fn heaps_that_cannot_grow_say_so() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let gpu = common::gpu();
     let mut heap = GpuHeap::new(&gpu.device, &gpu.queue, 1 << 20).unwrap();
     assert!(!heap.layout().growable);
     assert_eq!(heap.committed_bytes(), heap.max_bytes());
@@ -88,7 +88,7 @@ fn heaps_that_cannot_grow_say_so() {
         Err(Error::TrimBelowInitial { .. })
     ));
     // Out of memory on a heap that cannot grow: maintain reports it at its limit.
-    let handles = alloc(&gpu, &heap, 5000);
+    let handles = alloc(gpu, &heap, 5000);
     assert_eq!(handles.iter().filter(|&&h| h != 0).count(), 4096);
     let report = heap.maintain(&GrowthPolicy::default()).unwrap();
     assert!(report.out_of_memory && report.at_limit && !report.grew());
@@ -96,20 +96,20 @@ fn heaps_that_cannot_grow_say_so() {
 
 #[test]
 fn grow_keeps_handles_and_data() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let gpu = common::gpu();
     let config = HeapConfig::new(1 << 20)
         .max_size(8 << 20)
         .max_segment_size(1 << 20)
         .strategy(Strategy::RwBm);
     let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
-    let first = alloc(&gpu, &heap, 4096);
+    let first = alloc(gpu, &heap, 4096);
     assert!(first.iter().all(|&h| h != 0));
     let before = heap.segment_buffers()[0].clone();
     assert_eq!(heap.grow(3 << 20).unwrap(), 4 << 20);
     // Same buffer: nothing was copied or replaced.
     assert_eq!(heap.segment_buffers()[0], before);
     assert_eq!(heap.segment_buffers().len(), 4);
-    let second = alloc(&gpu, &heap, 8192);
+    let second = alloc(gpu, &heap, 8192);
     assert!(second.iter().all(|&h| h != 0));
     let mut all: Vec<u32> = first.iter().chain(&second).copied().collect();
     all.sort_unstable();
@@ -123,7 +123,7 @@ fn grow_keeps_handles_and_data() {
 /// the middle of a bitmap word and the boundary-word logic of grow and trim is exercised.
 #[test]
 fn committed_end_inside_a_bitmap_word() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let gpu = common::gpu();
     for strategy in [Strategy::RwBm, Strategy::Rw, Strategy::Corw] {
         let config = HeapConfig::new(1 << 20)
             .max_size(4 << 20)
@@ -140,11 +140,11 @@ fn committed_end_inside_a_bitmap_word() {
                 .all(|&h| h == 0 || (h as u64 - 1) * 16 < 4 << 20));
             handles.iter().filter(|&&h| h != 0).count()
         };
-        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: first segment");
+        assert_eq!(ok(alloc(gpu, &heap, 20)), 16, "{strategy}: first segment");
         heap.grow(1 << 20).unwrap();
-        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: second segment");
+        assert_eq!(ok(alloc(gpu, &heap, 20)), 16, "{strategy}: second segment");
         heap.grow_to(3 << 20).unwrap();
-        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: third segment");
+        assert_eq!(ok(alloc(gpu, &heap, 20)), 16, "{strategy}: third segment");
         assert_eq!(heap.trim().unwrap(), 0, "{strategy}: trim while full");
         heap.reset().unwrap();
         assert_eq!(
@@ -152,9 +152,9 @@ fn committed_end_inside_a_bitmap_word() {
             2 << 20,
             "{strategy}: trim after reset"
         );
-        assert_eq!(ok(alloc(&gpu, &heap, 20)), 16, "{strategy}: after trim");
+        assert_eq!(ok(alloc(gpu, &heap, 20)), 16, "{strategy}: after trim");
         heap.grow_to(4 << 20).unwrap();
-        assert_eq!(ok(alloc(&gpu, &heap, 60)), 48, "{strategy}: at the maximum");
+        assert_eq!(ok(alloc(gpu, &heap, 60)), 48, "{strategy}: at the maximum");
         let stats = heap.stats().unwrap();
         assert_eq!(stats.allocations_live, 64, "{strategy}");
         assert_eq!(stats.failures.contention, 0, "{strategy}");
@@ -227,7 +227,7 @@ fn run(gpu: &Gpu, heap: &GpuHeap, entry: &str, handles: &[u32]) -> Vec<u32> {
 /// data stays in place, and the trimmed chunks are handed out again after the next grow.
 #[test]
 fn ouroboros_trim_purges_queues_and_pool() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let gpu = common::gpu();
     const MIB: u64 = 1 << 20;
     for strategy in [Strategy::OuroPS, Strategy::OuroCS] {
         let config = HeapConfig::new(MIB)
@@ -243,18 +243,18 @@ fn ouroboros_trim_purges_queues_and_pool() {
         };
         let ok = |handles: &[u32]| handles.iter().filter(|&&h| h != 0).count();
         // 1 MiB holds 4096 pages of 256 bytes.
-        let a = run(&gpu, &heap, "alloc", &[0; 4096]);
+        let a = run(gpu, &heap, "alloc", &[0; 4096]);
         assert_eq!(ok(&a), 4096, "{strategy}: first MiB");
         assert!(below(&a, MIB), "{strategy}");
-        let none = run(&gpu, &heap, "alloc", &[0; 100]);
+        let none = run(gpu, &heap, "alloc", &[0; 100]);
         assert_eq!(ok(&none), 0, "{strategy}: full");
         let report = heap.maintain(&GrowthPolicy::default()).unwrap();
         assert!(report.out_of_memory && report.committed_after == 2 * MIB);
-        let b = run(&gpu, &heap, "alloc", &[0; 4096]);
+        let b = run(gpu, &heap, "alloc", &[0; 4096]);
         assert_eq!(ok(&b), 4096, "{strategy}: second MiB");
         assert!(below(&b, 2 * MIB), "{strategy}");
         heap.grow_to(4 * MIB).unwrap();
-        let c = run(&gpu, &heap, "alloc", &[0; 2048]);
+        let c = run(gpu, &heap, "alloc", &[0; 2048]);
         assert_eq!(ok(&c), 2048, "{strategy}: half of the third MiB");
         assert!(below(&c, 3 * MIB), "{strategy}");
         // The fourth segment was never handed out; the third holds c.
@@ -265,7 +265,7 @@ fn ouroboros_trim_purges_queues_and_pool() {
         );
         assert_eq!(heap.committed_bytes(), 3 * MIB);
         // Free c: its pages sit in the class queue (p-s) or its chunks in the pool (c-s).
-        run(&gpu, &heap, "release", &c);
+        run(gpu, &heap, "release", &c);
         assert_eq!(
             heap.trim().unwrap(),
             MIB,
@@ -274,26 +274,26 @@ fn ouroboros_trim_purges_queues_and_pool() {
         assert_eq!(heap.committed_bytes(), 2 * MIB);
         // a and b kept their data.
         for h in [&a, &b] {
-            let words = run(&gpu, &heap, "read", h);
+            let words = run(gpu, &heap, "read", h);
             assert!(
                 words.iter().enumerate().all(|(i, &w)| w == i as u32),
                 "{strategy}: data changed by the trim"
             );
         }
         // Full at 2 MiB: nothing of the trimmed segment comes back.
-        let none = run(&gpu, &heap, "alloc", &[0; 1000]);
+        let none = run(gpu, &heap, "alloc", &[0; 1000]);
         assert_eq!(ok(&none), 0, "{strategy}: full after trim");
         let stats = heap.stats().unwrap();
         assert_eq!(stats.failures.contention, 0, "{strategy}");
         assert_eq!(stats.allocations_live, 8192, "{strategy}");
         // Free b and allocate again: b's pages come back, all below 2 MiB.
-        run(&gpu, &heap, "release", &b);
-        let d = run(&gpu, &heap, "alloc", &[0; 4096]);
+        run(gpu, &heap, "release", &b);
+        let d = run(gpu, &heap, "alloc", &[0; 4096]);
         assert_eq!(ok(&d), 4096, "{strategy}: b's pages again");
         assert!(below(&d, 2 * MIB), "{strategy}");
         // Grow again: the trimmed chunks are fresh once more, each handed out once.
         heap.grow_to(4 * MIB).unwrap();
-        let e = run(&gpu, &heap, "alloc", &[0; 8192]);
+        let e = run(gpu, &heap, "alloc", &[0; 8192]);
         assert_eq!(ok(&e), 8192, "{strategy}: the regrown segments");
         assert!(below(&e, 4 * MIB), "{strategy}");
         let mut all: Vec<u32> = a.iter().chain(&d).chain(&e).copied().collect();
@@ -312,7 +312,7 @@ fn ouroboros_trim_purges_queues_and_pool() {
 /// so instead of releasing memory a queue still hands out; segments never used are released.
 #[test]
 fn ouroboros_virtual_queues_keep_segments_they_reference() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let gpu = common::gpu();
     const MIB: u64 = 1 << 20;
     for strategy in [Strategy::OuroPVA, Strategy::OuroPVL] {
         let config = HeapConfig::new(MIB)
@@ -324,7 +324,7 @@ fn ouroboros_virtual_queues_keep_segments_they_reference() {
         // 1.5 MiB of pages in 2 MiB. The third MiB is committed only afterwards: with it
         // committed during the fill, producers that help on a GPU may take a few chunks
         // more than the pages handed out need, and those may be the third MiB's.
-        let a = run(&gpu, &heap, "alloc", &[0; 6144]);
+        let a = run(gpu, &heap, "alloc", &[0; 6144]);
         assert_eq!(a.iter().filter(|&&h| h != 0).count(), 6144, "{strategy}");
         assert!(
             a.iter().all(|&h| (h as u64 - 1) * 16 < 2 * MIB),
@@ -336,10 +336,10 @@ fn ouroboros_virtual_queues_keep_segments_they_reference() {
             MIB,
             "{strategy}: the unused third MiB"
         );
-        run(&gpu, &heap, "release", &a);
+        run(gpu, &heap, "release", &a);
         assert_eq!(heap.trim().unwrap(), 0, "{strategy}: queued pages stay");
         assert_eq!(heap.committed_bytes(), 2 * MIB);
-        let b = run(&gpu, &heap, "alloc", &[0; 6144]);
+        let b = run(gpu, &heap, "alloc", &[0; 6144]);
         assert_eq!(b.iter().filter(|&&h| h != 0).count(), 6144, "{strategy}");
         assert!(
             b.iter().all(|&h| (h as u64 - 1) * 16 < 2 * MIB),
@@ -355,7 +355,7 @@ fn ouroboros_virtual_queues_keep_segments_they_reference() {
 /// chunks below the end still serve single chunks.
 #[test]
 fn ouroboros_grow_after_a_straddling_run() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let gpu = common::gpu();
     const MIB: u64 = 1 << 20;
     for strategy in [
         Strategy::OuroPS,
@@ -383,18 +383,18 @@ fn ouroboros_grow_after_a_straddling_run() {
         // fewer, and the run finds no aligned place before the end instead.
         let reserve = heap.layout().queue_reserve_chunks() as usize;
         let singles = 122.min(128 - reserve);
-        let a = run(&gpu, &heap, "alloc_chunk", &[0; 122]);
+        let a = run(gpu, &heap, "alloc_chunk", &[0; 122]);
         assert_eq!(ok(&a), singles, "{strategy}");
-        let none = run(&gpu, &heap, "alloc_run", &[0; 1]);
+        let none = run(gpu, &heap, "alloc_run", &[0; 1]);
         assert_eq!(ok(&none), 0, "{strategy}: a run past the end");
         heap.grow_to(2 * MIB).unwrap();
-        let runs = run(&gpu, &heap, "alloc_run", &[0; 17]);
+        let runs = run(gpu, &heap, "alloc_run", &[0; 17]);
         assert_eq!(ok(&runs), 16, "{strategy}: runs in the new segment");
         assert!(within(&runs, MIB, 2 * MIB), "{strategy}");
         // The chunks left below the old end serve single chunks, but for those that classes
         // on virtualized queues leave to queue chunks.
         let pooled = 128 - singles - reserve;
-        let b = run(&gpu, &heap, "alloc_chunk", &[0; 10]);
+        let b = run(gpu, &heap, "alloc_chunk", &[0; 10]);
         assert_eq!(
             ok(&b),
             pooled,
@@ -415,7 +415,7 @@ fn ouroboros_grow_after_a_straddling_run() {
 /// no whole chunk, so nothing is ever handed out there, and trim releases it at once.
 #[test]
 fn ouroboros_short_last_segment() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let gpu = common::gpu();
     const MIB: u64 = 1 << 20;
     for strategy in [Strategy::OuroPS, Strategy::OuroCS] {
         let config = HeapConfig::new(MIB)
@@ -425,7 +425,7 @@ fn ouroboros_short_last_segment() {
         let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
         assert_eq!(heap.layout().segment_count(), 3, "{strategy}");
         assert_eq!(heap.grow_to(2 * MIB + 4096).unwrap(), 2 * MIB + 4096);
-        let runs = run(&gpu, &heap, "alloc_run", &[0; 40]);
+        let runs = run(gpu, &heap, "alloc_run", &[0; 40]);
         let ok: Vec<u32> = runs.iter().copied().filter(|&h| h != 0).collect();
         assert_eq!(ok.len(), 32, "{strategy}: 2 MiB of runs");
         assert!(ok.iter().all(|&h| (h as u64 - 1) * 16 + 65536 <= 2 * MIB));
@@ -434,9 +434,9 @@ fn ouroboros_short_last_segment() {
             4096,
             "{strategy}: the short segment only"
         );
-        run(&gpu, &heap, "release", &runs);
+        run(gpu, &heap, "release", &runs);
         assert_eq!(heap.trim().unwrap(), MIB, "{strategy}: after freeing");
-        let again = run(&gpu, &heap, "alloc_run", &[0; 40]);
+        let again = run(gpu, &heap, "alloc_run", &[0; 40]);
         assert_eq!(again.iter().filter(|&&h| h != 0).count(), 16, "{strategy}");
         assert_eq!(heap.stats().unwrap().failures.contention, 0, "{strategy}");
     }

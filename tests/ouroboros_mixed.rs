@@ -7,7 +7,7 @@
 mod common;
 
 use common::Kernel;
-use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+use gpu_heap::{GpuHeap, HeapConfig, Strategy};
 
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
@@ -53,7 +53,7 @@ fn mixed(@builtin(global_invocation_id) id: vec3<u32>) {
 "#;
 
 fn check(strategy: Strategy) {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let (device, queue) = (&gpu.device, &gpu.queue);
     let heap = GpuHeap::with_config(
         device,
@@ -64,13 +64,13 @@ fn check(strategy: Strategy) {
             .watchdog(common::WATCHDOG),
     )
     .unwrap();
-    let tally = common::storage(&gpu, "tally", 16);
-    let kernel = Kernel::new(&gpu, &heap, KERNEL, "mixed", &[common::RW]);
+    let tally = common::storage(gpu, "tally", 16);
+    let kernel = Kernel::new(gpu, &heap, KERNEL, "mixed", &[common::RW]);
     let threads = 32_768u32;
     for _ in 0..2 {
         queue.write_buffer(&tally, 0, &[0; 16]);
-        kernel.run(&gpu, &heap, &[&tally], threads / 64);
-        let t = common::read_words(&gpu, &tally, 4);
+        kernel.run(gpu, &heap, &[&tally], threads / 64);
+        let t = common::read_words(gpu, &tally, 4);
         let stats = heap.stats().unwrap();
         eprintln!("{strategy}: tally {t:?}, {stats:?}");
         let report = audit(&heap);
@@ -168,7 +168,7 @@ fn ouro_c_vl_returns_empty_chunks_to_the_pool() {
 
 fn returns_empty_chunks_to_the_pool(strategy: Strategy) {
     use wgpu::util::DeviceExt;
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let (device, queue) = (&gpu.device, &gpu.queue);
     let bytes = 1u32 << 20;
     let heap = GpuHeap::with_config(
@@ -178,10 +178,10 @@ fn returns_empty_chunks_to_the_pool(strategy: Strategy) {
     )
     .unwrap();
     let n_max = bytes / 16;
-    let handles = common::storage(&gpu, "handles", n_max as u64 * 4);
-    let ok = common::storage(&gpu, "ok", 16);
+    let handles = common::storage(gpu, "handles", n_max as u64 * 4);
+    let ok = common::storage(gpu, "ok", 16);
     let kernel = Kernel::new(
-        &gpu,
+        gpu,
         &heap,
         REUSE_KERNEL,
         "pass_",
@@ -194,8 +194,8 @@ fn returns_empty_chunks_to_the_pool(strategy: Strategy) {
             usage: wgpu::BufferUsages::UNIFORM,
         });
         queue.write_buffer(&ok, 0, &[0; 16]);
-        kernel.run(&gpu, &heap, &[&handles, &ok, &params], n.div_ceil(64));
-        common::read_words(&gpu, &ok, 1)[0]
+        kernel.run(gpu, &heap, &[&handles, &ok, &params], n.div_ceil(64));
+        common::read_words(gpu, &ok, 1)[0]
     };
     let chunks = bytes / 8192;
     // Every chunk but the queue reserve of virtualized token queues (capacity_for); one

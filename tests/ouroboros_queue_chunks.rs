@@ -160,30 +160,30 @@ fn virtualized_queues_keep_their_chunks_bounded_under_churn() {
     // dispatches with a slack of a quarter of the heap, which a leak of one chunk every 30
     // dispatches exceeds. GPU_HEAP_CHURN_DISPATCHES and GPU_HEAP_CHURN_SLACK override both
     // (run with --nocapture for the counts).
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let cpu = gpu.adapter.get_info().device_type == wgpu::DeviceType::Cpu;
     let dispatches = env_u32("GPU_HEAP_CHURN_DISPATCHES", if cpu { 16 } else { 2000 });
     let slack = env_u32("GPU_HEAP_CHURN_SLACK", if cpu { 4 } else { 64 });
     for strategy in VIRTUALIZED {
-        churn(&gpu, &heap(&gpu, strategy), strategy, 4, dispatches, slack);
+        churn(gpu, &heap(gpu, strategy), strategy, 4, dispatches, slack);
     }
 }
 
 #[test]
 fn queue_chunks_after_a_reset_start_empty() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     for strategy in VIRTUALIZED {
-        let heap = heap(&gpu, strategy);
+        let heap = heap(gpu, strategy);
         let capacity = heap.layout().capacity_for(4096) as u32;
-        let out = common::storage(&gpu, "out", 4);
-        let fill = Kernel::new(&gpu, &heap, FILL, "fill", &[common::RW]);
-        fill.run(&gpu, &heap, &[&out], capacity.div_ceil(64));
-        let filled = common::read_words(&gpu, &out, 1)[0];
+        let out = common::storage(gpu, "out", 4);
+        let fill = Kernel::new(gpu, &heap, FILL, "fill", &[common::RW]);
+        fill.run(gpu, &heap, &[&out], capacity.div_ceil(64));
+        let filled = common::read_words(gpu, &out, 1)[0];
         assert!(
             filled >= capacity * 3 / 4,
             "{strategy:?}: {filled} of {capacity} blocks of ones"
         );
         heap.reset().unwrap();
-        churn(&gpu, &heap, strategy, 4, 8, 4);
+        churn(gpu, &heap, strategy, 4, 8, 4);
     }
 }

@@ -7,7 +7,7 @@
 mod common;
 
 use common::Kernel;
-use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+use gpu_heap::{GpuHeap, HeapConfig, Strategy};
 
 /// held[i]: slot i's block (HEAP_NULL when empty), whose first word holds i while live.
 /// params[0]: the phase (0 fill every slot, 1 free the slots whose hash is odd, 2 fill the
@@ -55,7 +55,7 @@ fn phase(@builtin(global_invocation_id) id: vec3<u32>) {
 "#;
 
 fn refill(strategy: Strategy) {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let heap = GpuHeap::with_config(
         &gpu.device,
         &gpu.queue,
@@ -66,14 +66,14 @@ fn refill(strategy: Strategy) {
     .unwrap();
     let capacity = heap.layout().capacity_for(16) as u32;
     let slots = (capacity + 1).next_multiple_of(64);
-    let held = common::storage_from(&gpu, "held", &vec![0; slots as usize]);
-    let out = common::storage(&gpu, "out", 16);
-    let params = common::storage(&gpu, "params", 16);
-    let kernel = Kernel::new(&gpu, &heap, KERNEL, "phase", &[common::RW; 3]);
+    let held = common::storage_from(gpu, "held", &vec![0; slots as usize]);
+    let out = common::storage(gpu, "out", 16);
+    let params = common::storage(gpu, "params", 16);
+    let kernel = Kernel::new(gpu, &heap, KERNEL, "phase", &[common::RW; 3]);
     let run = |step: u32| {
         gpu.queue.write_buffer(&params, 0, &step.to_le_bytes());
-        kernel.run(&gpu, &heap, &[&held, &out, &params], slots / 64);
-        common::read_words(&gpu, &out, 4)
+        kernel.run(gpu, &heap, &[&held, &out, &params], slots / 64);
+        common::read_words(gpu, &out, 4)
     };
     // For the message of a count that fails: the failures by cause and the books.
     let books = || {

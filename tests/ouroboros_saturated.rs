@@ -10,7 +10,7 @@
 mod common;
 
 use common::Kernel;
-use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+use gpu_heap::{GpuHeap, HeapConfig, Strategy};
 
 const THREADS: u32 = 64;
 
@@ -51,7 +51,7 @@ fn check(@builtin(global_invocation_id) id: vec3<u32>) {
 
 #[test]
 fn ouro_p_s_malloc_produces_with_batches_at_their_cap() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let heap = GpuHeap::with_config(
         &gpu.device,
         &gpu.queue,
@@ -60,12 +60,12 @@ fn ouro_p_s_malloc_produces_with_batches_at_their_cap() {
             .watchdog(common::WATCHDOG),
     )
     .unwrap();
-    let handles = common::storage(&gpu, "handles", THREADS as u64 * 4);
-    let kernel = |entry| Kernel::new(&gpu, &heap, KERNEL, entry, &[common::RW]);
-    kernel("saturate").run(&gpu, &heap, &[&handles], 1);
-    kernel("alloc").run(&gpu, &heap, &[&handles], THREADS / 64);
+    let handles = common::storage(gpu, "handles", THREADS as u64 * 4);
+    let kernel = |entry| Kernel::new(gpu, &heap, KERNEL, entry, &[common::RW]);
+    kernel("saturate").run(gpu, &heap, &[&handles], 1);
+    kernel("alloc").run(gpu, &heap, &[&handles], THREADS / 64);
 
-    let got = common::read_words(&gpu, &handles, THREADS as u64);
+    let got = common::read_words(gpu, &handles, THREADS as u64);
     let stats = heap.stats().unwrap();
     assert_eq!(
         stats.failures.contention, 0,
@@ -96,8 +96,8 @@ fn ouro_p_s_malloc_produces_with_batches_at_their_cap() {
     assert_eq!(class.reserved, 0, "R after the mallocs");
     assert_eq!(class.live_pages, THREADS as u64);
 
-    kernel("check").run(&gpu, &heap, &[&handles], THREADS / 64);
-    let bad = common::read_words(&gpu, &handles, THREADS as u64);
+    kernel("check").run(gpu, &heap, &[&handles], THREADS / 64);
+    let bad = common::read_words(gpu, &handles, THREADS as u64);
     assert!(bad.iter().all(|&b| b == 0), "corrupted words: {bad:?}");
     let stats = heap.stats().unwrap();
     assert_eq!(stats.failures.invalid_free, 0, "frees rejected");

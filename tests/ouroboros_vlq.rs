@@ -11,7 +11,7 @@
 mod common;
 
 use common::Kernel;
-use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+use gpu_heap::{GpuHeap, HeapConfig, Strategy};
 
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
@@ -96,7 +96,7 @@ fn starved() {
 /// Runs `entry` of KERNEL in one invocation on an 8 MiB `ouro-p-vl` heap (1024 chunks:
 /// GPU_HEAP_OURO_VL_TRAIL is 8); returns the heap and the kernel's six counters.
 fn run_one(entry: &str) -> (GpuHeap, Vec<u32>) {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let heap = GpuHeap::with_config(
         &gpu.device,
         &gpu.queue,
@@ -105,9 +105,9 @@ fn run_one(entry: &str) -> (GpuHeap, Vec<u32>) {
             .watchdog(common::WATCHDOG),
     )
     .unwrap();
-    let out = common::storage(&gpu, "out", 24);
-    Kernel::new(&gpu, &heap, KERNEL, entry, &[common::RW]).run(&gpu, &heap, &[&out], 1);
-    let t = common::read_words(&gpu, &out, 6);
+    let out = common::storage(gpu, "out", 24);
+    Kernel::new(gpu, &heap, KERNEL, entry, &[common::RW]).run(gpu, &heap, &[&out], 1);
+    let t = common::read_words(gpu, &out, 6);
     assert_eq!(t[2], 1, "the kernel ran to its end");
     (heap, t)
 }

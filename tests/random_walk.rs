@@ -2,13 +2,11 @@
 //! of a subgroup malloc), CoRW's fallback on a device without subgroups,
 //! and RW_malloc's aggregation (TAS and utilisation are tested with the tools, in cli/).
 
+mod common;
+
 use std::time::Duration;
 
-use gpu_heap::{Gpu, GpuHeap, HeapConfig, RandomWalkParams, Strategy};
-
-fn gpu() -> Gpu {
-    Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)")
-}
+use gpu_heap::{GpuHeap, HeapConfig, RandomWalkParams, Strategy};
 
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
@@ -239,7 +237,7 @@ fn divergent_with(
 }
 
 fn check_divergent(strategy: Strategy) {
-    let gpu = gpu();
+    let gpu = common::gpu();
     let problems = divergent(&gpu.device, &gpu.queue, strategy);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
@@ -262,7 +260,7 @@ fn rw_malloc_with_divergent_callers() {
 /// to 64 units at most, which an aligned claim still covers.)
 #[test]
 fn rw_malloc_aggregate_longer_than_a_claim() {
-    let gpu = gpu();
+    let gpu = common::gpu();
     let config = HeapConfig::new(64 << 20)
         .strategy(Strategy::RwMalloc)
         .random_walk(RandomWalkParams {
@@ -284,7 +282,7 @@ fn rw_bm_and_rw_with_divergent_callers() {
 /// walks per invocation; both still pass the divergent kernel.
 #[test]
 fn without_subgroups_corw_runs_as_rw_bm() {
-    let gpu = gpu();
+    let gpu = common::gpu();
     let (device, queue) = pollster::block_on(gpu.adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("no subgroups"),
         required_limits: gpu.adapter.limits(),
@@ -317,7 +315,7 @@ fn without_subgroups_corw_runs_as_rw_bm() {
 /// Where subgroups exist, RW_malloc serves the small requests of a subgroup with one walk.
 #[test]
 fn rw_malloc_aggregates_small_requests() {
-    let gpu = gpu();
+    let gpu = common::gpu();
     let heap = GpuHeap::with_config(
         &gpu.device,
         &gpu.queue,

@@ -57,7 +57,7 @@ fn top_in_pieces() {
 
 #[test]
 fn a_batch_split_comes_back_together() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     // 512 leaves of 256 B: one block of order 9, which a malloc of one leaf splits into
     // a batch of 512 leaves.
     let config = HeapConfig::new(512 * 256)
@@ -66,8 +66,8 @@ fn a_batch_split_comes_back_together() {
         .watchdog(common::WATCHDOG);
     let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
     assert_eq!(heap.layout().max_alloc, 512 * 256);
-    let out = common::storage(&gpu, "out", 16);
-    let words = run_on(&gpu, &heap, KERNEL, "small_then_whole", &out, 1);
+    let out = common::storage(gpu, "out", 16);
+    let words = run_on(gpu, &heap, KERNEL, "small_then_whole", &out, 1);
     assert_eq!(&words[..3], &[gpu_heap::HEAP_OK; 3], "statuses {words:?}");
     assert_ne!(words[3], 0);
     assert_books(&heap, 0);
@@ -137,10 +137,10 @@ fn heap_freed_in_leaves(gpu: &Gpu, leaf_count: u32) -> GpuHeap {
 /// then holds nothing but leaves, and one malloc of the whole heap merges them all.
 #[test]
 fn a_heap_freed_in_leaves_serves_the_whole_heap() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
-    let heap = heap_freed_in_leaves(&gpu, 1 << 18);
-    let out = common::storage(&gpu, "out", 16);
-    let words = run_on(&gpu, &heap, KERNEL, "small_then_whole", &out, 1);
+    let gpu = common::gpu();
+    let heap = heap_freed_in_leaves(gpu, 1 << 18);
+    let out = common::storage(gpu, "out", 16);
+    let words = run_on(gpu, &heap, KERNEL, "small_then_whole", &out, 1);
     assert_eq!(&words[..3], &[gpu_heap::HEAP_OK; 3], "statuses {words:?}");
     assert_books(&heap, 0);
 }
@@ -163,18 +163,18 @@ fn write_layer_1() {
 /// stale, which the books allow.
 #[test]
 fn the_books_see_blocks_that_summaries_hide() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     // 2^12 leaves, all freed one by one: order 0 (tree indices 2^12 to 2^13, under layers
     // 1 and 2) holds every leaf.
     const LEAF_COUNT: u32 = 1 << 12;
-    let heap = heap_freed_in_leaves(&gpu, LEAF_COUNT);
+    let heap = heap_freed_in_leaves(gpu, LEAF_COUNT);
     // Layer 1 has a bit per word of layer 0: 2^13 / 1024 words. Cleared, it hides every
     // leaf; all set, it is stale over the other orders' empty words.
     let layer_1_words = (2 * LEAF_COUNT) / 1024;
     for (value, hidden) in [(0u32, LEAF_COUNT as u64), (u32::MAX, 0)] {
-        let summary = common::storage_from(&gpu, "summary", &[value, layer_1_words]);
-        Kernel::new(&gpu, &heap, SUMMARIES, "write_layer_1", &[common::RW]).run(
-            &gpu,
+        let summary = common::storage_from(gpu, "summary", &[value, layer_1_words]);
+        Kernel::new(gpu, &heap, SUMMARIES, "write_layer_1", &[common::RW]).run(
+            gpu,
             &heap,
             &[&summary],
             1,
@@ -192,20 +192,20 @@ fn the_books_see_blocks_that_summaries_hide() {
 /// block (either one), come back together for a malloc of the largest order.
 #[test]
 fn a_top_block_forms_again_on_a_tree_of_many_regions() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     const LEAF_COUNT: u64 = 1 << 24;
-    let heap = tbuddy_heap(&gpu, LEAF_COUNT, 16, LEAF_COUNT * 8);
-    let out = common::storage(&gpu, "out", 16);
-    let words = run_on(&gpu, &heap, KERNEL, "small_then_whole", &out, 1);
+    let heap = tbuddy_heap(gpu, LEAF_COUNT, 16, LEAF_COUNT * 8);
+    let out = common::storage(gpu, "out", 16);
+    let words = run_on(gpu, &heap, KERNEL, "small_then_whole", &out, 1);
     assert_eq!(
         &words[..3],
         &[gpu_heap::HEAP_OK; 3],
         "leftovers: statuses {words:?}"
     );
     for pieces_first in 0..2u32 {
-        let heap = tbuddy_heap(&gpu, LEAF_COUNT, 16, LEAF_COUNT * 8);
-        let out = common::storage_from(&gpu, "out", &[0, 0, 0, 0, pieces_first]);
-        let words = run_on(&gpu, &heap, KERNEL, "top_in_pieces", &out, 1);
+        let heap = tbuddy_heap(gpu, LEAF_COUNT, 16, LEAF_COUNT * 8);
+        let out = common::storage_from(gpu, "out", &[0, 0, 0, 0, pieces_first]);
+        let words = run_on(gpu, &heap, KERNEL, "top_in_pieces", &out, 1);
         let ok = gpu_heap::HEAP_OK;
         assert_eq!(
             words,
@@ -222,12 +222,12 @@ fn a_top_block_forms_again_on_a_tree_of_many_regions() {
 /// sweep must not run out of rounds).
 #[test]
 fn crowded_large_mallocs_after_the_heap_was_freed_in_pieces() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     const LEAF_COUNT: u64 = 1 << 24;
-    let heap = tbuddy_heap(&gpu, LEAF_COUNT, 16, (1 << 20) * 16);
-    let out = common::storage(&gpu, "out", 16);
-    run_on(&gpu, &heap, CROWD, "pieces", &out, 1);
-    let words = run_on(&gpu, &heap, CROWD, "halves", &out, 8);
+    let heap = tbuddy_heap(gpu, LEAF_COUNT, 16, (1 << 20) * 16);
+    let out = common::storage(gpu, "out", 16);
+    run_on(gpu, &heap, CROWD, "pieces", &out, 1);
+    let words = run_on(gpu, &heap, CROWD, "halves", &out, 8);
     assert_eq!(
         words,
         [32, 480, 0, 0],
@@ -265,7 +265,7 @@ fn halves() {
 
 #[test]
 fn the_books_read_on_a_heap_of_a_few_leaves() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     for leaves in [1u64, 3, 8, 9] {
         let config = HeapConfig::new(leaves * 256)
             .strategy(Strategy::TBuddy)
@@ -285,7 +285,7 @@ fn the_books_read_on_a_heap_of_a_few_leaves() {
 /// leaves pieces), free them all, and trim: the segment's pieces merge and it is released.
 #[test]
 fn a_segment_freed_in_pieces_is_trimmed() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     const SEGMENT: u64 = 1 << 20;
     let config = HeapConfig::new(2 * SEGMENT)
         .max_size(4 * SEGMENT)
@@ -299,17 +299,17 @@ fn a_segment_freed_in_pieces_is_trimmed() {
     assert_eq!(heap.committed_bytes(), 3 * SEGMENT);
     // Every leaf of the heap, then free them all.
     let n = (3 * SEGMENT / 256) as u32;
-    let handles = common::storage(&gpu, "handles", n as u64 * 4);
-    Kernel::new(&gpu, &heap, LEAVES, "take", &[common::RW]).run(
-        &gpu,
+    let handles = common::storage(gpu, "handles", n as u64 * 4);
+    Kernel::new(gpu, &heap, LEAVES, "take", &[common::RW]).run(
+        gpu,
         &heap,
         &[&handles],
         n.div_ceil(64),
     );
-    let taken = common::read_words(&gpu, &handles, n as u64);
+    let taken = common::read_words(gpu, &handles, n as u64);
     assert!(taken.iter().all(|&h| h != 0), "the heap did not fill");
-    Kernel::new(&gpu, &heap, LEAVES, "give", &[common::RW]).run(
-        &gpu,
+    Kernel::new(gpu, &heap, LEAVES, "give", &[common::RW]).run(
+        gpu,
         &heap,
         &[&handles],
         n.div_ceil(64),
@@ -329,7 +329,7 @@ fn a_segment_freed_in_pieces_is_trimmed() {
 /// leave pairs to merge beside the range. The books balance after the trim.
 #[test]
 fn a_segment_without_a_whole_leaf_is_trimmed() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     const SEGMENT: u64 = 2 << 20;
     let config = HeapConfig::new(SEGMENT)
         .max_size(SEGMENT + 16)
@@ -340,9 +340,9 @@ fn a_segment_without_a_whole_leaf_is_trimmed() {
     let mut heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
     heap.grow(16).unwrap();
     let n = (SEGMENT / 256) as u32;
-    let handles = common::storage(&gpu, "handles", n as u64 * 4);
-    Kernel::new(&gpu, &heap, LEAVES, "take", &[common::RW]).run(&gpu, &heap, &[&handles], n / 64);
-    let taken = common::read_words(&gpu, &handles, n as u64);
+    let handles = common::storage(gpu, "handles", n as u64 * 4);
+    Kernel::new(gpu, &heap, LEAVES, "take", &[common::RW]).run(gpu, &heap, &[&handles], n / 64);
+    let taken = common::read_words(gpu, &handles, n as u64);
     assert!(taken.iter().all(|&h| h != 0), "the heap did not fill");
     // Free the leaves at 0..2 and 8..24 of the heap (a handle is its unit + 1, a leaf 16
     // units); "give" skips the zeros.
@@ -356,8 +356,8 @@ fn a_segment_without_a_whole_leaf_is_trimmed() {
             }
         })
         .collect();
-    let to_free = common::storage_from(&gpu, "to free", &freed);
-    Kernel::new(&gpu, &heap, LEAVES, "give", &[common::RW]).run(&gpu, &heap, &[&to_free], n / 64);
+    let to_free = common::storage_from(gpu, "to free", &freed);
+    Kernel::new(gpu, &heap, LEAVES, "give", &[common::RW]).run(gpu, &heap, &[&to_free], n / 64);
     assert_eq!(heap.trim().unwrap(), 16);
     assert_books(&heap, 18);
 }

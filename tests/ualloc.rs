@@ -61,7 +61,7 @@ const LEAF: u64 = 4096;
 
 /// A UAlloc heap of `leaves` leaves, and the kernels that take and give its blocks.
 struct Setup {
-    gpu: Gpu,
+    gpu: &'static Gpu,
     heap: GpuHeap,
     take: Kernel,
     give: Kernel,
@@ -69,13 +69,13 @@ struct Setup {
 
 impl Setup {
     fn new(leaves: u64) -> Setup {
-        let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+        let gpu = common::gpu();
         let config = HeapConfig::new(leaves * LEAF)
             .strategy(Strategy::UAlloc)
             .watchdog(common::WATCHDOG);
         let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config).unwrap();
-        let take = Kernel::new(&gpu, &heap, KERNEL, "take", &[common::RW]);
-        let give = Kernel::new(&gpu, &heap, KERNEL, "give", &[common::RW]);
+        let take = Kernel::new(gpu, &heap, KERNEL, "take", &[common::RW]);
+        let give = Kernel::new(gpu, &heap, KERNEL, "give", &[common::RW]);
         Setup {
             gpu,
             heap,
@@ -90,10 +90,10 @@ impl Setup {
         let words: Vec<u32> = std::iter::once(size)
             .chain(slots.iter().flat_map(|&(h, s)| [h, s]))
             .collect();
-        let out = common::storage_from(&self.gpu, "out", &words);
+        let out = common::storage_from(self.gpu, "out", &words);
         let n = slots.len() as u64;
-        kernel.run(&self.gpu, &self.heap, &[&out], n.div_ceil(64) as u32);
-        let words = common::read_words(&self.gpu, &out, 1 + 2 * n);
+        kernel.run(self.gpu, &self.heap, &[&out], n.div_ceil(64) as u32);
+        let words = common::read_words(self.gpu, &out, 1 + 2 * n);
         words[1..].chunks(2).map(|s| (s[0], s[1])).collect()
     }
 
@@ -329,10 +329,10 @@ fn a_crowd_of_bins_on_a_heap_in_leaves_does_not_wait_on_itself() {
 fn a_heap_whose_every_bin_is_listed_for_a_give_back_serves_any_size_whole() {
     const LEAVES: u64 = 2048;
     let t = Setup::new(LEAVES);
-    let wait = Kernel::new(&t.gpu, &t.heap, KERNEL, "wait_in_class_0", &[common::RW]);
+    let wait = Kernel::new(t.gpu, &t.heap, KERNEL, "wait_in_class_0", &[common::RW]);
     let waiting = |moved: u32| {
-        let out = common::storage_from(&t.gpu, "out", &[0, moved]);
-        wait.run(&t.gpu, &t.heap, &[&out], 1);
+        let out = common::storage_from(t.gpu, "out", &[0, moved]);
+        wait.run(t.gpu, &t.heap, &[&out], 1);
     };
     for (size, n) in [(LEAVES * LEAF, 1), (2048, LEAVES * 2)] {
         let what = format!("{n} x {size} B");

@@ -2,6 +2,7 @@
 //! buffers of their own at group 1, run under one watchdog.
 #![allow(dead_code)] // each test crate uses a part
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use gpu_heap::{Gpu, GpuHeap};
@@ -12,6 +13,16 @@ use wgpu::util::DeviceExt;
 /// about 100 s on an idle 2-core machine, and one took over 300 s with the machine shared
 /// three ways. A hang still fails the test, just later.
 pub const WATCHDOG: Duration = Duration::from_secs(600);
+
+/// The process's one GPU, opened by the first test that asks and never dropped. The tests
+/// of a binary run on parallel threads; when each opened and dropped a device of its own,
+/// two of them dropping theirs at once now and then hung the NVIDIA driver for good.
+pub fn gpu() -> &'static Gpu {
+    static GPU: OnceLock<Gpu> = OnceLock::new();
+    GPU.get_or_init(|| {
+        Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)")
+    })
+}
 
 /// The read-write storage binding of a test kernel's buffers.
 pub const RW: wgpu::BufferBindingType = wgpu::BufferBindingType::Storage { read_only: false };

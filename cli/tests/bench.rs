@@ -1,7 +1,10 @@
 //! The benchmark suite's quick version on the default adapter (lavapipe in CI), so the suite
 //! never rots. Checks what every cell measured, never how fast: no timing thresholds.
 
-use gpu_heap::{Gpu, Strategy};
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use gpu_heap::Strategy;
 use gpu_heap_cli::bench::{self, Options, Record, Test};
 
 fn extra(r: &Record, key: &str) -> f64 {
@@ -12,11 +15,11 @@ fn extra(r: &Record, key: &str) -> f64 {
 
 #[test]
 fn quick_suite_runs_and_measures_every_cell() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let options = Options::quick();
     // Each finished cell comes with the report so far: one more result, one fewer to go.
     let (mut total, mut finished) = (0, 0);
-    let report = bench::run(&gpu, &options, |p| match p {
+    let report = bench::run(gpu, &options, |p| match p {
         bench::Progress::Starting { total: t, .. } => total = t,
         bench::Progress::Finished { record, report } => {
             finished += 1;
@@ -120,14 +123,14 @@ fn quick_suite_runs_and_measures_every_cell() {
 
 #[test]
 fn a_cell_over_its_budget_stops_and_says_so() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let options = Options {
         strategies: vec![Strategy::Bump],
         tests: vec![Test::Alloc, Test::Accumulate, Test::Fragmentation],
         cell_budget: Some(std::time::Duration::ZERO),
         ..Options::quick()
     };
-    let report = bench::run(&gpu, &options, |_| {}).expect("the cut suite runs");
+    let report = bench::run(gpu, &options, |_| {}).expect("the cut suite runs");
     assert!(!report.results.is_empty());
     for r in &report.results {
         let note = r.note.as_deref().unwrap_or_default();
@@ -144,14 +147,14 @@ fn a_cell_over_its_budget_stops_and_says_so() {
 
 #[test]
 fn books_after_every_round_balance() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let options = Options {
         strategies: vec![Strategy::UAlloc, Strategy::TBuddy, Strategy::RwBm],
         tests: vec![Test::Alloc, Test::Accumulate],
         books: true,
         ..Options::quick()
     };
-    let report = bench::run(&gpu, &options, |_| {}).expect("the suite with books runs");
+    let report = bench::run(gpu, &options, |_| {}).expect("the suite with books runs");
     assert!(!report.results.is_empty());
     for r in &report.results {
         // The alloc test's warm-up round is round 0; accumulate has no warm-up.
@@ -193,14 +196,14 @@ fn books_after_every_round_balance() {
 
 #[test]
 fn compile_only_builds_every_cell_and_measures_nothing() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let options = Options {
         strategies: vec![Strategy::Bump, Strategy::RwBm],
         tests: vec![Test::Alloc],
         compile_only: true,
         ..Options::quick()
     };
-    let report = bench::run(&gpu, &options, |_| {}).expect("the compile-only suite runs");
+    let report = bench::run(gpu, &options, |_| {}).expect("the compile-only suite runs");
     assert!(!report.results.is_empty());
     for r in &report.results {
         assert!(r.malloc_ms.is_none() && r.free_ms.is_none(), "{r:?}");

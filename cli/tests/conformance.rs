@@ -4,13 +4,13 @@
 #[path = "../../tests/common/mod.rs"]
 mod common;
 
-use gpu_heap::{Gpu, Strategy};
+use gpu_heap::Strategy;
 use gpu_heap_cli::conformance::{self, Options, Scenario};
 
 /// Runs `scenario` for every strategy of the registry and fails with every strategy's
 /// problems at once.
 fn check(scenario: Scenario) {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let options = Options {
         // 512 MiB: several segments on lavapipe (128 MiB bindings).
         heap_size: 512 << 20,
@@ -23,7 +23,7 @@ fn check(scenario: Scenario) {
     };
     let mut failed = Vec::new();
     for &strategy in Strategy::ALL {
-        let result = conformance::run(&gpu, strategy, scenario, &options);
+        let result = conformance::run(gpu, strategy, scenario, &options);
         if !result.passed {
             failed.push(format!("{strategy}:\n  {}", result.problems.join("\n  ")));
         } else if result.operations == 0 && scenario != Scenario::HostBadInput {

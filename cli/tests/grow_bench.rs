@@ -1,17 +1,18 @@
 //! grow-bench on a small heap: committing segments never copies, and the plot is written.
 
-use gpu_heap::Gpu;
+#[path = "../../tests/common/mod.rs"]
+mod common;
 
 #[test]
 fn grow_bench_runs_small_and_never_copies() {
-    let gpu = Gpu::open(None).expect("a GPU adapter");
+    let gpu = common::gpu();
     let options = gpu_heap_cli::bench::grow::GrowOptions {
         initial: 1 << 20,
         max: 8 << 20,
         rounds: 1,
         ..Default::default()
     };
-    let report = gpu_heap_cli::bench::grow::run(&gpu, &options).unwrap();
+    let report = gpu_heap_cli::bench::grow::run(gpu, &options).unwrap();
     let commit: Vec<_> = report
         .results
         .iter()

@@ -2,7 +2,10 @@
 //! their statistics: where the driver reports them (NVIDIA's, say), each kernel has some,
 //! registers among them on NVIDIA; where it does not (lavapipe), the error says so.
 
-use gpu_heap::{Gpu, HeapConfig, Strategy};
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use gpu_heap::{HeapConfig, Strategy};
 use gpu_heap_cli::kernel_stats::bench_kernels;
 use gpu_heap_cli::Error;
 
@@ -12,9 +15,9 @@ fn kernels() -> Vec<String> {
 
 #[test]
 fn kernels_have_statistics_or_the_driver_says_it_has_none() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let config = HeapConfig::new(16 << 20).strategy(Strategy::UAlloc);
-    match bench_kernels(&gpu, &config, &kernels()) {
+    match bench_kernels(gpu, &config, &kernels()) {
         Ok(stats) => {
             let names: Vec<_> = stats.iter().map(|s| s.kernel.as_str()).collect();
             assert_eq!(names, ["bench_malloc", "bench_free"]);
@@ -42,9 +45,9 @@ fn kernels_have_statistics_or_the_driver_says_it_has_none() {
 
 #[test]
 fn an_unknown_kernel_is_an_invalid_option() {
-    let gpu = Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)");
+    let gpu = common::gpu();
     let config = HeapConfig::new(16 << 20).strategy(Strategy::Bump);
-    let err = bench_kernels(&gpu, &config, &["no_such_kernel".into()]).unwrap_err();
+    let err = bench_kernels(gpu, &config, &["no_such_kernel".into()]).unwrap_err();
     assert!(
         matches!(&err, Error::InvalidOptions(m) if m.contains("no_such_kernel")),
         "{err}"

@@ -2,19 +2,18 @@
 //! invocation records, TAS against the sequential walk and Pham & Tu's model, and
 //! RW_malloc's out-of-memory utilisation.
 
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
 use std::time::Duration;
 
-use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+use gpu_heap::{GpuHeap, HeapConfig, Strategy};
 use gpu_heap_cli::tas::{self, TasOptions};
 use gpu_heap_cli::utilisation;
 
-fn gpu() -> Gpu {
-    Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)")
-}
-
 #[test]
 fn instrumentation_counts_steps_only_when_asked() {
-    let gpu = gpu();
+    let gpu = common::gpu();
     for strategy in [
         Strategy::Rw,
         Strategy::RwBm,
@@ -38,10 +37,10 @@ fn instrumentation_counts_steps_only_when_asked() {
             ..TasOptions::default()
         };
         if strategy == Strategy::RwMalloc {
-            assert!(tas::run(&gpu, &options, |_| {}).is_err());
+            assert!(tas::run(gpu, &options, |_| {}).is_err());
             continue;
         }
-        let rows = tas::run(&gpu, &options, |_| {}).unwrap();
+        let rows = tas::run(gpu, &options, |_| {}).unwrap();
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].failed, 0);
         assert!(rows[0].tas >= 1.0, "{strategy}: {:?}", rows[0]);
@@ -52,7 +51,7 @@ fn instrumentation_counts_steps_only_when_asked() {
 /// count, not a timing; generous bounds for the randomness of 8k-page heaps).
 #[test]
 fn tas_agrees_with_the_sequential_walk_and_the_model() {
-    let gpu = gpu();
+    let gpu = common::gpu();
     let options = TasOptions {
         page_bits: 16,
         free_percent: vec![50.0, 10.0, 2.0],
@@ -61,7 +60,7 @@ fn tas_agrees_with_the_sequential_walk_and_the_model() {
         rounds: 4,
         ..TasOptions::default()
     };
-    let rows = tas::run(&gpu, &options, |_| {}).unwrap();
+    let rows = tas::run(gpu, &options, |_| {}).unwrap();
     assert_eq!(rows.len(), 12);
     for r in &rows {
         let seq = r.tas_sequential.unwrap();
@@ -81,9 +80,9 @@ fn tas_agrees_with_the_sequential_walk_and_the_model() {
 /// runs out (the paper reports close to 100 %).
 #[test]
 fn rw_malloc_utilisation_floor() {
-    let gpu = gpu();
+    let gpu = common::gpu();
     let rows = utilisation::measure(
-        &gpu,
+        gpu,
         Strategy::RwMalloc,
         4 << 20,
         16,

@@ -2,7 +2,6 @@
 //! buffers of their own at group 1, run under one watchdog.
 #![allow(dead_code)] // each test crate uses a part
 
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use gpu_heap::{Gpu, GpuHeap};
@@ -14,14 +13,16 @@ use wgpu::util::DeviceExt;
 /// three ways. A hang still fails the test, just later.
 pub const WATCHDOG: Duration = Duration::from_secs(600);
 
-/// The process's one GPU, opened by the first test that asks and never dropped. The tests
-/// of a binary run on parallel threads; when each opened and dropped a device of its own,
-/// two of them dropping theirs at once now and then hung the NVIDIA driver for good.
+/// A GPU of the calling test's own, never dropped. The tests of a binary run on parallel
+/// threads. When each dropped its device at the end, two of them dropping theirs at once now
+/// and then hung the NVIDIA driver for good; one device shared by all threads instead trips
+/// wgpu's bookkeeping of submissions (a thread's wait for its submission while another
+/// thread submits panics in wgpu-core 30). So each test keeps a device to itself, and the
+/// process's exit releases them.
 pub fn gpu() -> &'static Gpu {
-    static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| {
-        Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)")
-    })
+    Box::leak(Box::new(
+        Gpu::open(None).expect("a GPU adapter (install Mesa's lavapipe without a GPU)"),
+    ))
 }
 
 /// The read-write storage binding of a test kernel's buffers.

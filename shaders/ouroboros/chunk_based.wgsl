@@ -455,13 +455,7 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
         var produce = false;
         var retire = 1u;
         var waiting_on_pages = false;
-        var r = BSEM_PENDING;
-        if (dry == 0u) {
-            r = bsem_step(qm, 1u, batch, &st, false);
-        } else if (bsem_count(qm) > 0 && bsem_try_take(qm, 1u)) {
-            // Once dry, only take units that are there: no reservation, no production.
-            r = BSEM_GOT;
-        }
+        let r = ouro_take_step(qm, batch, &st, dry);
         if (r == BSEM_GOT) {
             let unit = cb_find(k, spread);
             if (unit != OURO_CB_NONE) {
@@ -481,10 +475,7 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
         }
         if (last) {
             // Out of rounds: one last production (or out of memory).
-            ouro_count(OURO_EV_OUT_OF_ROUNDS);
-            if (dry > 0u) {
-                // Our production found no memory, and the pages that turned up since went
-                // to others: out of memory, as that production said.
+            if (ouro_rounds_spent(dry)) {
                 return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
             }
             if (!produce) {

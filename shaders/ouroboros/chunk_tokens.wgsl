@@ -410,7 +410,7 @@ fn ct_insert(k: u32, c: u32) -> bool {
             atomicStore(&heap_meta[OURO_CB_POS + c], pos);
             ct_finish(k, qc, QC_ONE_FINISHED + 1u, 0u);
             // A walk may have moved the hint past this position while it was empty.
-            atomicMin(&heap_meta[ouro_queue_meta(k) + OQ_FRONT], pos);
+            ct_hint_back_to(k, pos);
             return true;
         }
         if (x.x != OQ_EMPTY) {
@@ -459,8 +459,14 @@ fn ct_load(k: u32, pos: u32) -> u32 {
 fn ct_hint_passed(k: u32, pos: u32) {
     let v = ct_load(k, pos);
     if (v != OQ_EMPTY && v != OQ_SKIP) {
-        atomicMin(&heap_meta[ouro_queue_meta(k) + OQ_FRONT], pos);
+        ct_hint_back_to(k, pos);
     }
+}
+
+// Moves the walks' hint back to pos if it is past it: one atomic, which no walker's move of
+// the hint can make fail (the ring's ct_pull_hint, a bounded CAS loop, can).
+fn ct_hint_back_to(k: u32, pos: u32) {
+    atomicMin(&heap_meta[ouro_queue_meta(k) + OQ_FRONT], pos);
 }
 
 // Walks start at the hint, or at the front if the hint lags behind it.

@@ -44,15 +44,16 @@ const OURO_DRY_ROUNDS: u32 = 64u;
 // ouro_dry_next's value for a malloc out of memory now.
 const OURO_DRY_OUT: u32 = 0xffffffffu;
 
-// A malloc's count of dry rounds (0: not dry) after a round, `produced` saying whether the
-// round's production found no memory (the caller returns otherwise): OURO_DRY_OUT when it
-// is out of memory now. With nothing coming for its class (no pages counted, no batch being
-// filled) such a malloc goes dry: OURO_DRY_ROUNDS more rounds of taking pages that turn up,
-// then out of memory. One look is not enough: units being signalled or briefly taken by
-// another's fast path, and batches whose producers have not got their chunk yet, are out
-// of its sight. Both front ends (ouro_p_malloc, chunk_based.wgsl's ouro_c_malloc).
-fn ouro_dry_next(k: u32, produced: bool, dry: u32) -> u32 {
-    if (produced && dry == 0u && !ouro_pages_coming(k)) {
+// A malloc's count of dry rounds (0: not dry) after a round in which it went on waiting;
+// `starved`: the round's production found no memory. OURO_DRY_OUT: out of memory now.
+// A starved malloc with nothing coming for its class (no pages counted, no batch being
+// filled) goes dry: OURO_DRY_ROUNDS more rounds of taking pages that turn up
+// (ouro_take_step), then out of memory. One look is not enough: units being signalled or
+// briefly taken by another's fast path, and batches whose producers have not got their
+// chunk yet, are out of its sight. Both front ends (ouro_p_malloc, chunk_based.wgsl's
+// ouro_c_malloc).
+fn ouro_dry_next(k: u32, starved: bool, dry: u32) -> u32 {
+    if (starved && dry == 0u && !ouro_pages_coming(k)) {
         return 1u;
     }
     if (dry == 0u) {
@@ -62,6 +63,27 @@ fn ouro_dry_next(k: u32, produced: bool, dry: u32) -> u32 {
         return OURO_DRY_OUT;
     }
     return dry + 1u;
+}
+
+// A malloc that has run out of rounds (counted): true if it is out of memory now, for it is
+// dry: its production found no memory, and the pages that turned up since went to others.
+// (Judged by the class instead, pages still coming would make it contention.)
+fn ouro_rounds_spent(dry: u32) -> bool {
+    ouro_count(OURO_EV_OUT_OF_ROUNDS);
+    return dry > 0u;
+}
+
+// One round's take of a unit of class semaphore qm: a step of the wait (bulk_semaphore.wgsl),
+// which may tell the caller to produce; once dry, only a unit that is there, with no
+// reservation and no production. BSEM_GOT, BSEM_ALLOCATE or BSEM_PENDING.
+fn ouro_take_step(qm: u32, batch: u32, st: ptr<function, BsemWait>, dry: u32) -> u32 {
+    if (dry == 0u) {
+        return bsem_step(qm, 1u, batch, st, false);
+    }
+    if (bsem_count(qm) > 0 && bsem_try_take(qm, 1u)) {
+        return BSEM_GOT;
+    }
+    return BSEM_PENDING;
 }
 
 // Produces a batch for class k (the semaphore told this invocation to): a chunk or run,
@@ -215,20 +237,13 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
         var retire = 1u;
         if (last) {
             bsem_abandon(qm, 1u, &st);
-            ouro_count(OURO_EV_OUT_OF_ROUNDS);
-            if (dry > 0u) {
-                // Our production found no memory, and the pages that turned up since went
-                // to others: out of memory, as that production said. (Judged by the class
-                // instead, pages still coming would make it contention.)
+            if (ouro_rounds_spent(dry)) {
                 return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
             }
             retire = ouro_help_last(qm);
             produce = true;
-        } else if (dry == 0u) {
-            r = bsem_step(qm, 1u, batch, &st, false);
-        } else if (bsem_count(qm) > 0 && bsem_try_take(qm, 1u)) {
-            // Once dry, only take units that are there: no reservation, no production.
-            r = BSEM_GOT;
+        } else {
+            r = ouro_take_step(qm, batch, &st, dry);
         }
         if (r == BSEM_GOT) {
             let v = cq_dequeue(k);

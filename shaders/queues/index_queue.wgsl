@@ -57,7 +57,9 @@ fn oq_failed(cause: u32) -> bool {
 // Queue descriptor, OQ_WORDS words: [0, 1] bulk semaphore (or [0] fill count), OQ_FRONT
 // and OQ_BACK the positions, OQ_CLASS_CHUNKS chunks owned by the class, [5..7] the front
 // end's and the virtualized queues' words (CT_FRONT, VL_FRONT, VL_BACK, VL_OLD),
-// OQ_FILLING batches being filled, OQ_SPREAD the chunk-based malloc's spread counter.
+// OQ_FILLING batches being filled, OQ_SPREAD the chunk-based malloc's spread counter. The
+// semaphore, the front, the back and the spread counter each open a 128-byte line of their
+// own (src/ouroboros/shared.rs says why).
 
 fn ouro_queue_meta(q: u32) -> u32 {
     return OURO_QUEUE_META + q * OQ_WORDS;

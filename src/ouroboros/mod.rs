@@ -16,7 +16,7 @@
 //!  25 .. 29                 OURO_PAGE_EVENTS: events of mallocs (ouroboros.wgsl,
 //!                           OURO_EV_*; [`PageEvents`])
 //!  30 .. 31                 reserved
-//!  32 ..                    OURO_QUEUE_META: 12 words per queue (classes, then the chunk pool)
+//!  32 ..                    OURO_QUEUE_META: OQ_WORDS words per queue (classes, then the chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
 //!  ..                       the spill (ouroboros/spill.wgsl): OURO_SPILL_BITS, one bit per
@@ -59,6 +59,10 @@ const HELD_CHUNKS_WORD: u64 = STAT_WORDS + 2;
 const ENQUEUE_FAILS_WORD: u64 = STAT_WORDS + 3;
 const STALE_DEQUEUES_WORD: u64 = ENQUEUE_FAILS_WORD + shared::OQ_FAIL_CAUSES as u64;
 const PAGE_EVENTS_WORD: u64 = STALE_DEQUEUES_WORD + 1;
+/// The queue descriptors, after the scalars, on a 128-byte line as their lines expect
+/// (shared.rs, OQ_WORDS).
+const QUEUE_META: u64 = STAT_WORDS + 16;
+const _: () = assert!(QUEUE_META % 32 == 0);
 /// Cap on all of Ouroboros's metadata, whatever the binding allows.
 const META_CAP_BYTES: u64 = 1 << 30;
 
@@ -227,7 +231,7 @@ impl OuroGeometry {
         let classes = base_classes + large;
 
         let queues = classes as u64 + 1;
-        let queue_meta = STAT_WORDS + 16;
+        let queue_meta = QUEUE_META;
         let chunk_info = queue_meta + queues * OQ_WORDS;
         let units = p.bytes / UNIT_BYTES;
         let live_bits = chunk_info + chunks;

@@ -4,13 +4,19 @@
 
 crate::meta::wgsl_constants! {
     constants;
-    /// Words of a queue descriptor (`ouro_queue_meta(q)`, queues/index_queue.wgsl).
-    pub(crate) const OQ_WORDS: u64 = 12;
+    /// Words of a queue descriptor (`ouro_queue_meta(q)`, queues/index_queue.wgsl): four
+    /// lines of 32 words (128 bytes; descriptors start on a line). The words that every
+    /// malloc or free of the class changes, the semaphore's count, the front, the back and
+    /// the spread counter, each open a line of their own: atomics on one line are served one
+    /// after another, so sharing one made the class's frees and mallocs wait on each
+    /// other's atomics at a million invocations (BENCHMARKS.md, "A queue's words in lines
+    /// of their own").
+    pub(crate) const OQ_WORDS: u64 = 128;
     /// [0, 1]: the class's bulk semaphore (or, for the chunk pool, [0] its fill count).
-    /// [2]: the front position (the next dequeue's); the chunk-token log's scan hint.
-    pub(crate) const OQ_FRONT: u64 = 2;
-    /// [3]: the back position (the next enqueue's).
-    pub(crate) const OQ_BACK: u64 = 3;
+    /// [32]: the front position (the next dequeue's); the chunk-token log's scan hint.
+    pub(crate) const OQ_FRONT: u64 = 32;
+    /// [64]: the back position (the next enqueue's).
+    pub(crate) const OQ_BACK: u64 = 64;
     /// [4]: chunks the class owns.
     pub(crate) const OQ_CLASS_CHUNKS: u64 = 4;
     /// [5, 6, 7]: a linked queue's front, back and old chunk + 1 (queues/vlq.wgsl); [5] is
@@ -19,9 +25,10 @@ crate::meta::wgsl_constants! {
     pub(crate) const VL_BACK: u64 = 6;
     pub(crate) const VL_OLD: u64 = 7;
     pub(crate) const CT_FRONT: u64 = 5;
-    /// [8]: batches being filled; [9]: the chunk-based malloc's spread counter; [10, 11] free.
+    /// [8]: batches being filled; [96]: the chunk-based malloc's spread counter. The rest
+    /// is unused.
     pub(crate) const OQ_FILLING: u64 = 8;
-    pub(crate) const OQ_SPREAD: u64 = 9;
+    pub(crate) const OQ_SPREAD: u64 = 96;
 
     /// Slot values of the index queues: the deletion marker (a zeroed ring is an empty queue),
     /// a position whose dequeuer gave up, and a VAQ position whose enqueuer abandoned it. Page

@@ -16,7 +16,8 @@
 //!  25 .. 29                 OURO_PAGE_EVENTS: events of mallocs (ouroboros.wgsl,
 //!                           OURO_EV_*; [`PageEvents`])
 //!  30 .. 31                 reserved
-//!  32 ..                    OURO_QUEUE_META: OQ_WORDS words per queue (classes, then the chunk pool)
+//!  32 ..                    OURO_QUEUE_META: OQ_WORDS words per queue (classes, then the
+//!                           chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
 //!  ..                       the spill (ouroboros/spill.wgsl): OURO_SPILL_BITS, one bit per

@@ -7,9 +7,8 @@ crate::meta::wgsl_constants! {
     /// Words of a queue descriptor (`ouro_queue_meta(q)`, queues/index_queue.wgsl): four
     /// lines of 32 words (128 bytes; descriptors start on a line). The words that every
     /// malloc or free of the class changes, the semaphore's count, the front, the back and
-    /// the spread counter, each open a line of their own: atomics on one line are served one
-    /// after another, so sharing one made the class's frees and mallocs wait on each
-    /// other's atomics at a million invocations (BENCHMARKS.md, "A queue's words in lines
+    /// the spread counter, each open a line of their own: in one line, the atomics of a
+    /// million calls on them waited on each other (BENCHMARKS.md, "A queue's words in lines
     /// of their own").
     pub(crate) const OQ_WORDS: u64 = 128;
     /// [0, 1]: the class's bulk semaphore (or, for the chunk pool, [0] its fill count).

@@ -35,6 +35,7 @@ fn report(adapter: &str, strategy: &str) -> Report {
         rounds: 5,
         quick: true,
         growable: false,
+        full_statistics: false,
         unfinished: 0,
         results: vec![record("alloc", strategy, 10_000, 16, (0.01, 0.01))],
     }
@@ -137,6 +138,14 @@ fn a_rerun_replaces_the_cells_it_measured_again() {
     assert!(
         run.merge(growable).is_err(),
         "merged growable with fixed heaps"
+    );
+    let full = Report {
+        full_statistics: true,
+        ..report("GPU A", "corw")
+    };
+    assert!(
+        run.merge(full).is_err(),
+        "merged full statistics with failures only"
     );
 }
 

@@ -8,7 +8,7 @@ use super::{Options, Record, Report, Test};
 use crate::{Error, Result};
 use gpu_heap::Gpu;
 use gpu_heap::UNIT_BYTES;
-use gpu_heap::{HeapConfig, Strategy};
+use gpu_heap::{HeapConfig, Statistics, Strategy};
 
 /// One measurement: a test, a strategy, a thread count and a size (or size range).
 #[derive(Clone, Copy, Debug)]
@@ -248,6 +248,7 @@ pub(super) fn run(
         rounds: options.rounds,
         quick: options.quick,
         growable: options.growable,
+        full_statistics: options.statistics == Statistics::Full,
         results: Vec::new(),
         unfinished: cells.len(),
     };
@@ -263,6 +264,7 @@ pub(super) fn run(
             drop(engine.take()); // release the old heap's memory before building the next
             let mut config = HeapConfig::new(key.size)
                 .strategy(key.strategy)
+                .statistics(options.statistics)
                 .watchdog(options.watchdog);
             config = crate::with_pages(config, key.page, 16);
             if options.growable && key.strategy.supports_growth() {

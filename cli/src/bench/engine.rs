@@ -9,7 +9,7 @@ use crate::{Error, Result};
 use gpu_heap::Failures;
 use gpu_heap::GpuHeap;
 use gpu_heap::{buffer_group, buffer_group_layout, read_buffer, submit_and_wait, Gpu};
-use gpu_heap::{HeapConfig, Statistics, Strategy};
+use gpu_heap::{HeapConfig, Strategy};
 
 /// Mirrors `BenchParams` in shaders/bench/kernels.wgsl.
 #[repr(C)]
@@ -133,9 +133,7 @@ pub(crate) struct Engine {
 impl Engine {
     pub fn new(gpu: &Gpu, config: HeapConfig, capacity: Capacity) -> Result<Self> {
         let watchdog = config.watchdog;
-        let config = config
-            .statistics(Statistics::FailuresOnly)
-            .bind_group_index(0);
+        let config = config.bind_group_index(0);
         let started = Instant::now();
         let heap = GpuHeap::with_config(&gpu.device, &gpu.queue, config)?;
         let init_ms = started.elapsed().as_secs_f64() * 1e3;

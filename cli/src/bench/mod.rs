@@ -27,7 +27,7 @@ pub use slow::{slow_cells, slow_counts, slow_summary, SlowCell, SLOW_FACTOR};
 
 use gpu_heap::Failures;
 use gpu_heap::Strategy;
-use gpu_heap::{AdapterDescription, Gpu};
+use gpu_heap::{AdapterDescription, Gpu, Statistics};
 
 /// One test case of the survey.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -155,6 +155,10 @@ pub struct Options {
     /// bins, hidden, unreachable and empty bins, the tree buddy's unreachable blocks) and
     /// note any inconsistency; other strategies have none to read.
     pub books: bool,
+    /// What the heaps count (`HeapConfig::statistics`): failures only by default, so that
+    /// the cells time the allocator; `Statistics::Full`, every heap's default, measures
+    /// what full statistics cost.
+    pub statistics: Statistics,
 }
 
 impl Options {
@@ -174,6 +178,7 @@ impl Options {
             cell_budget: None,
             compile_only: false,
             books: false,
+            statistics: Statistics::FailuresOnly,
         }
     }
 
@@ -270,6 +275,10 @@ pub struct Report {
     pub quick: bool,
     /// Heaps that can grow (see [`Options::growable`]).
     pub growable: bool,
+    /// Heaps with full statistics (see [`Options::statistics`]); false in files older than
+    /// the option.
+    #[serde(default)]
+    pub full_statistics: bool,
     pub results: Vec<Record>,
     /// Cells of the run not in `results` yet: nonzero only in the reports that
     /// [`Progress::Finished`] hands out while the run goes on (their results are in the
@@ -305,17 +314,22 @@ impl Record {
 impl Report {
     /// Adds the results of `other`, a later part or rerun of the same run: a cell that both
     /// hold keeps `other`'s record, in the place of the earlier one. Refuses a report whose
-    /// times do not compare with these (another adapter, timer, heap size, round count, or
-    /// growable heaps against fixed ones). `unfinished` adds up, so it can count cells that
+    /// times do not compare with these (another adapter, timer, heap size, round count,
+    /// growable heaps against fixed ones, or full statistics against failures only). `unfinished` adds up, so it can count cells that
     /// `other` measured again.
     pub fn merge(&mut self, other: Report) -> crate::Result<()> {
         let setup = |r: &Report| {
             format!(
-                "{} ({:?} timer, {} B heap{}, {} rounds)",
+                "{} ({:?} timer, {} B heap{}{}, {} rounds)",
                 r.adapter.name,
                 r.timer,
                 r.heap_size,
                 if r.growable { ", growable" } else { "" },
+                if r.full_statistics {
+                    ", full statistics"
+                } else {
+                    ""
+                },
                 r.rounds
             )
         };
@@ -326,6 +340,7 @@ impl Report {
                 r.heap_size,
                 r.rounds,
                 r.growable,
+                r.full_statistics,
             )
         };
         if key(self) != key(&other) {

@@ -72,6 +72,10 @@ pub struct Args {
     /// cannot reach.
     #[arg(long)]
     books: bool,
+    /// Heaps with full statistics, every heap's default (without: failures only, so that
+    /// the cells time the allocator alone).
+    #[arg(long)]
+    full_statistics: bool,
 }
 
 #[derive(clap::Args)]
@@ -121,6 +125,9 @@ pub fn run(args: Args) -> gpu_heap_cli::Result<ExitCode> {
     options.cell_budget = args.cell_secs.map(Duration::from_secs);
     options.compile_only = args.compile_only;
     options.books = args.books;
+    if args.full_statistics {
+        options.statistics = gpu_heap::Statistics::Full;
+    }
     if args.compile_only {
         return run_bench(&gpu, &options, None, None, None, None);
     }

@@ -29,7 +29,7 @@ pub enum SegmentBinding {
 #[non_exhaustive]
 pub enum Statistics {
     /// Calls, failures by cause, live and peak bytes and allocations: about four global
-    /// atomics per call, all on the same few words.
+    /// atomics per call, on four 128-byte lines of the statistics block.
     #[default]
     Full,
     /// Failures by cause only, counted on the failure path: a successful call costs

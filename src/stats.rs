@@ -5,6 +5,13 @@ use bytemuck::{Pod, Zeroable};
 /// The statistics block exactly as the GPU writes it, at the start of heap_meta. This struct
 /// is its declaration: the shaders' word offsets (`STAT_*`) are generated from it
 /// (src/meta.rs).
+///
+/// With full statistics every successful malloc changes the call count, the live counts and
+/// the peak, at a million invocations a queue of atomics per word. Those on one 128-byte
+/// line also wait for each other, so the live allocations, the live units and the peak
+/// each open a line of their own (the calls and the failures share the first), and the
+/// block ends half a line into the fifth, where the strategy's 16 scalar words take the
+/// line's second half (docs/architecture.md, "Metadata").
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct RawStats {
@@ -20,14 +27,22 @@ pub struct RawStats {
     pub invalid_request: [u32; 2],
     /// frees of something that is not a live allocation.
     pub invalid_free: [u32; 2],
+    /// Unused: the rest of the calls' line.
+    pub rest_of_line_0: [u32; 20],
     /// Live allocations.
     pub live_allocations: u32,
+    /// Unused: the rest of its line.
+    pub rest_of_line_1: [u32; 31],
     /// Live 16-byte units.
     pub live_units: u32,
+    /// Unused: the rest of its line.
+    pub rest_of_line_2: [u32; 31],
     /// The most live units since the last reset.
     pub peak_units: u32,
-    /// Unused; keeps the block a multiple of 16 bytes.
-    pub reserved: u32,
+    /// Unused: the rest of its line.
+    pub rest_of_line_3: [u32; 31],
+    /// Unused: the first half of the line whose second half holds the strategy's scalars.
+    pub first_half_of_line_4: [u32; 16],
 }
 
 /// Failed calls by cause.

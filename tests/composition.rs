@@ -7,7 +7,7 @@ mod common;
 use std::borrow::Cow;
 
 use common::{Kernel, RW};
-use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
+use gpu_heap::{Gpu, GpuHeap, HeapConfig, RawStats, Strategy};
 use naga_oil::compose::{ComposableModuleDescriptor, Composer, NagaModuleDescriptor};
 
 /// Each invocation allocates, writes, reads back through the heap and frees (after the
@@ -129,7 +129,9 @@ fn the_manifest_describes_the_heap() {
         let user = format!("#include \"alloc.wgsl\"\n{USER}");
         let module = heap.create_shader_module("user", &user).unwrap();
         run_and_check(gpu, &heap, &module, strategy);
-        let words = common::read_words(gpu, heap.meta_buffer(), 16);
+        // The statistics block, word by word.
+        const STAT_WORDS: u64 = (std::mem::size_of::<RawStats>() / 4) as u64;
+        let words = common::read_words(gpu, heap.meta_buffer(), STAT_WORDS);
         let stats = heap.stats().unwrap();
         let counter = |name: &str| {
             let &(_, word, n) = m.statistics.iter().find(|s| s.0 == name).unwrap();

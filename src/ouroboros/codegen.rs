@@ -46,7 +46,7 @@ impl OuroGeometry {
         constant("OURO_ENQUEUE_FAILS", ENQUEUE_FAILS_WORD);
         constant("OURO_STALE_DEQUEUES", STALE_DEQUEUES_WORD);
         constant("OURO_PAGE_EVENTS", PAGE_EVENTS_WORD);
-        constant("OURO_QUEUE_META", self.queue_meta);
+        constant("OURO_QUEUE_META", QUEUE_META);
         constant("OURO_CHUNK_INFO", self.chunk_info);
         constant("OURO_LIVE_BITS", self.live_bits);
         constant("OURO_SPILL_BITS", self.spill_bits);

@@ -89,7 +89,6 @@ pub(crate) struct OuroGeometry {
     /// All classes, runs of several chunks included.
     pub classes: u32,
     pub max_alloc: u32,
-    pub queue_meta: u64,
     pub chunk_info: u64,
     pub live_bits: u64,
     /// The spill's bits (one per unit); its per-chunk counts, per-class counts and cursors
@@ -232,8 +231,7 @@ impl OuroGeometry {
         let classes = base_classes + large;
 
         let queues = classes as u64 + 1;
-        let queue_meta = QUEUE_META;
-        let chunk_info = queue_meta + queues * OQ_WORDS;
+        let chunk_info = QUEUE_META + queues * OQ_WORDS;
         let units = p.bytes / UNIT_BYTES;
         let live_bits = chunk_info + chunks;
         // The spill covers the units of whole chunks (pages live there only).
@@ -377,7 +375,6 @@ impl OuroGeometry {
             base_classes,
             classes,
             max_alloc: max_alloc as u32,
-            queue_meta,
             chunk_info,
             live_bits,
             spill_bits,
@@ -410,7 +407,7 @@ impl OuroGeometry {
 
     /// First heap_meta word of queue q's descriptor (classes, then the pool).
     fn queue_word(&self, q: u32) -> u64 {
-        self.queue_meta + q as u64 * OQ_WORDS
+        QUEUE_META + q as u64 * OQ_WORDS
     }
 
     fn class_of(&self, size: u32) -> u32 {

@@ -146,7 +146,8 @@ pub(crate) fn write_growth_wgsl(s: &mut String, growth_word: u64) {
 mod tests {
     use super::*;
 
-    /// The shaders index failure counters by status: each must be where RawStats has it.
+    /// The shaders index failure counters by status: each must be where RawStats has it;
+    /// and the block keeps its lines.
     #[test]
     fn failure_counters_follow_the_statuses() {
         let word = |offset: usize| (offset / 4) as u64;
@@ -164,8 +165,15 @@ mod tests {
             at(HEAP_INVALID_FREE),
             word(offset_of!(RawStats, invalid_free))
         );
-        // The strategy's scalars in the second half of a line, as src/stats.rs says.
+        // Each live counter opens a 128-byte line, and the strategy's scalars take the
+        // second half of the block's last one (src/stats.rs).
+        for offset in [
+            offset_of!(RawStats, live_allocations),
+            offset_of!(RawStats, live_units),
+            offset_of!(RawStats, peak_units),
+        ] {
+            assert_eq!(word(offset) % 32, 0);
+        }
         assert_eq!(STAT_WORDS % 32, 16);
-        assert_eq!(STAT_WORDS, 144);
     }
 }

@@ -315,8 +315,8 @@ impl Report {
     /// Adds the results of `other`, a later part or rerun of the same run: a cell that both
     /// hold keeps `other`'s record, in the place of the earlier one. Refuses a report whose
     /// times do not compare with these (another adapter, timer, heap size, round count,
-    /// growable heaps against fixed ones, or full statistics against failures only). `unfinished` adds up, so it can count cells that
-    /// `other` measured again.
+    /// growable heaps against fixed ones, or full statistics against failures only).
+    /// `unfinished` adds up, so it can count cells that `other` measured again.
     pub fn merge(&mut self, other: Report) -> crate::Result<()> {
         let setup = |r: &Report| {
             format!(

@@ -19,7 +19,8 @@
 // OURO_CB_RETIRED, plus walkers' momentary decrements, while c is not a chunk-based page
 // chunk: set for every chunk by the init pass and restored when a chunk is retired),
 // OURO_CB_QUEUED + c its token state (none, queued or being placed, retired),
-// OURO_CB_POS + c the position of its token, OURO_CB_BITS + c * OURO_CB_WORDS the bitmask
+// OURO_CB_POS + c the position of its token (linked logs: OURO_CB_QC + c the queue chunk
+// that holds it, + 1; chunk_tokens.wgsl), OURO_CB_BITS + c * OURO_CB_WORDS the bitmask
 // (bit set = page free); and c's bit in class k's range of the index (cb_index_of).
 //
 // Queue use differs from the page-based front end: the queue is a set of tokens with a scan

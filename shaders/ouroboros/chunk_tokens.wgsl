@@ -6,8 +6,8 @@
 // Provides, for class k and a token position pos (u32, compared modulo 2^32):
 //   ct_insert(k, c) -> bool     place chunk c's token (c + 1), record its position in
 //                               OURO_CB_POS + c; false if no place could be had
-//   ct_remove(k, pos, v) -> bool  take token v out of position pos (one CAS; false if it is
-//                               no longer there)
+//   ct_remove(k, pos, v) -> bool  take token v (chunk + 1) out of position pos (one CAS;
+//                               false if it is no longer there)
 //   ct_load(k, pos) -> u32      the token at pos, OQ_EMPTY (nothing there yet) or OQ_SKIP
 //                               (removed, or behind the queue's front)
 //   ct_walk_start(k), ct_walk_len(k, f)   where a walk starts and how many positions it reads
@@ -42,7 +42,12 @@
 //   - VLQ (ouro-c-vl): the linked chunks, front/back/old pointers and counts of
 //     queues/vlq.wgsl (vl_finish) and queues/vlq_links.wgsl (vl_find, vl_link_next);
 //     drained chunks are freed only once the `old` pointer, OURO_VL_TRAIL chunks behind
-//     front, leaves them (the paper's safety distance).
+//     front, leaves them (the paper's safety distance). A reader finds a position's chunk
+//     by following links from the front, at most CT_HOPS of them; a token's removal first
+//     tries the queue chunk its placer recorded (OURO_CB_QC + c, chunk + 1), so that a
+//     token any distance behind the front can be removed: one chunk that keeps a page
+//     pins the front at its token, and on a large heap more than CT_HOPS chunks of other
+//     tokens can follow it, each of whose chunks could otherwise never be retired.
 // The scan hint (word 2) starts walks; it moves past removed positions at its front and
 // never behind the front of the queue, and an insertion that lands behind it pulls it back
 // (atomicMin), so a token is never left where no walk reaches it. Live tokens more than
@@ -329,6 +334,13 @@ fn ct_front_position(k: u32) -> u32 {
     return ct_front(k);
 }
 
+// The pointer array finds any position's chunk at once: nothing to record.
+fn ct_record_chunk(c: u32, qc: u32) {}
+
+fn ct_token_chunk(k: u32, pos: u32, v: u32) -> u32 {
+    return ct_lookup(k, pos);
+}
+
 #endif
 
 #ifdef OURO_QUEUE_VL
@@ -393,6 +405,24 @@ fn ct_front_position(k: u32) -> u32 {
     }
     return atomicLoad(&heap_meta[OURO_QC_START + f - 1u]);
 }
+
+// The queue chunk qc that holds chunk c's token, recorded by its placer before the
+// position (OURO_CB_QC + c, chunk + 1).
+fn ct_record_chunk(c: u32, qc: u32) {
+    atomicStore(&heap_meta[OURO_CB_QC + c], qc + 1u);
+}
+
+// The queue chunk holding token v at pos, for its removal: the recorded one if it still
+// holds pos (checked as a lookup's chunk is), else the walk from the front. A record and a
+// position read from two placements of the token fail the check and fall back to the walk;
+// a removal that still misses fails as one that found its token moved.
+fn ct_token_chunk(k: u32, pos: u32, v: u32) -> u32 {
+    let qc = atomicLoad(&heap_meta[OURO_CB_QC + v - 1u]) - 1u;
+    if (qc < OURO_CHUNKS && ct_valid(k, qc, ct_chunk_start(pos))) {
+        return qc;
+    }
+    return ct_lookup(k, pos);
+}
 #endif
 
 fn ct_insert(k: u32, c: u32) -> bool {
@@ -407,6 +437,7 @@ fn ct_insert(k: u32, c: u32) -> bool {
     for (var attempt = 0u; attempt < 64u; attempt++) {
         let x = heap_atomic_cas(seg, w, OQ_EMPTY, c + 1u);
         if (x.y == 1u) {
+            ct_record_chunk(c, qc);
             atomicStore(&heap_meta[OURO_CB_POS + c], pos);
             ct_finish(k, qc, QC_ONE_FINISHED + 1u, 0u);
             // A walk may have moved the hint past this position while it was empty.
@@ -421,7 +452,7 @@ fn ct_insert(k: u32, c: u32) -> bool {
 }
 
 fn ct_remove(k: u32, pos: u32, v: u32) -> bool {
-    let qc = ct_lookup(k, pos);
+    let qc = ct_token_chunk(k, pos, v);
     if (qc >= CT_BEHIND) {
         return false;
     }

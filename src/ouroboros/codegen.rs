@@ -60,7 +60,11 @@ impl OuroGeometry {
             constant("OURO_CB_COUNT", self.cb_meta);
             constant("OURO_CB_QUEUED", self.cb_meta + self.chunks as u64);
             constant("OURO_CB_POS", self.cb_meta + 2 * self.chunks as u64);
-            constant("OURO_CB_BITS", self.cb_meta + 3 * self.chunks as u64);
+            if self.queue_kind == QueueKind::VirtualLinked {
+                constant("OURO_CB_QC", self.cb_meta + 3 * self.chunks as u64);
+            }
+            let arrays = cb_chunk_arrays(self.queue_kind);
+            constant("OURO_CB_BITS", self.cb_meta + arrays * self.chunks as u64);
             constant("OURO_CB_WORDS", self.cb_words);
             let span = (2 * self.chunks as u64).next_power_of_two();
             constant("OURO_CB_SPAN", span);

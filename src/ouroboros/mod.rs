@@ -67,6 +67,17 @@ const _: () = assert!(QUEUE_META % 32 == 0);
 /// Cap on all of Ouroboros's metadata, whatever the binding allows.
 const META_CAP_BYTES: u64 = 1 << 30;
 
+/// The chunk-based front end's per-chunk words before its bitmasks: count, token state and
+/// token position, and on linked queues the queue chunk that holds the token
+/// (chunk_tokens.wgsl: a removal finds it there, not by following links from the front).
+fn cb_chunk_arrays(kind: QueueKind) -> u64 {
+    if kind == QueueKind::VirtualLinked {
+        4
+    } else {
+        3
+    }
+}
+
 /// Which queues hold the size classes up to one chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum QueueKind {
@@ -104,8 +115,9 @@ pub(crate) struct OuroGeometry {
     pub vaq: Vec<(u64, u64)>,
     /// Linked-chunk queues: first of the per-chunk start, next and count arrays.
     pub qc_words: u64,
-    /// Chunk-based: first of the per-chunk count, queued and position arrays, then the
-    /// bitmasks (`cb_words` words per chunk); 0 if page-based.
+    /// Chunk-based: first of the per-chunk count, queued and position arrays (and, on
+    /// linked queues, the tokens' queue chunks: `cb_chunk_arrays`), then the bitmasks
+    /// (`cb_words` words per chunk); 0 if page-based.
     pub cb_meta: u64,
     pub cb_words: u64,
     /// Chunk-based: the index of chunks with free pages, summary bitmap 0
@@ -297,7 +309,7 @@ impl OuroGeometry {
         let (cb_meta, cb_words) = if p.chunk_based {
             let words = (chunk_units / min_page_units).div_ceil(32);
             let start = next;
-            next += 3 * chunks + words * chunks;
+            next += (cb_chunk_arrays(p.queue_kind) + words) * chunks;
             (start, words)
         } else {
             (0, 0)

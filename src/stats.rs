@@ -28,21 +28,21 @@ pub struct RawStats {
     /// frees of something that is not a live allocation.
     pub invalid_free: [u32; 2],
     /// Unused: the rest of the calls' line.
-    pub rest_of_line_0: [u32; 20],
+    rest_of_line_0: [u32; 20],
     /// Live allocations.
     pub live_allocations: u32,
     /// Unused: the rest of its line.
-    pub rest_of_line_1: [u32; 31],
+    rest_of_line_1: [u32; 31],
     /// Live 16-byte units.
     pub live_units: u32,
     /// Unused: the rest of its line.
-    pub rest_of_line_2: [u32; 31],
+    rest_of_line_2: [u32; 31],
     /// The most live units since the last reset.
     pub peak_units: u32,
     /// Unused: the rest of its line.
-    pub rest_of_line_3: [u32; 31],
+    rest_of_line_3: [u32; 31],
     /// Unused: the first half of the line whose second half holds the strategy's scalars.
-    pub first_half_of_line_4: [u32; 16],
+    first_half_of_line_4: [u32; 16],
 }
 
 /// Failed calls by cause.

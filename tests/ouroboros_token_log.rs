@@ -14,9 +14,10 @@ use common::Kernel;
 use gpu_heap::{GpuHeap, HeapConfig, OuroborosParams, Strategy};
 
 /// held[i]: slot i's block (HEAP_NULL when empty), whose first word holds i while live.
-/// params[0]: the step; params[1]: the pinned chunk. Step 0 fills every slot; 1 frees the
-/// pinned chunk's first page; 2 every other chunk's first page; 3 every other chunk's
-/// second page; 4 everything left. out[0]: NULL mallocs; out[1]: frees that failed;
+/// params[0]: the step; params[1]: the pinned chunk, slot 0's, whose block stays until step
+/// 4. Step 0 fills every slot; 1 frees the pinned chunk's other page (its token is placed
+/// first); 2 every other chunk's first page; 3 every other chunk's second page; 4
+/// everything left. out[0]: NULL mallocs; out[1]: frees that failed;
 /// out[2]: blocks that lost their slot number.
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
@@ -47,7 +48,7 @@ fn run_step(@builtin(global_invocation_id) id: vec3<u32>) {
     let unit = gpu_heap_unit_of(p);
     let pinned = (unit >> GPU_HEAP_OURO_CHUNK_SHIFT) == params[1];
     let first = (unit & (GPU_HEAP_OURO_CHUNK_UNITS - 1u)) == 0u;
-    let go = (s == 1u && pinned && first) || (s == 2u && !pinned && first)
+    let go = (s == 1u && pinned && i != 0u) || (s == 2u && !pinned && first)
         || (s == 3u && !pinned) || s == 4u;
     if (!go) {
         return;

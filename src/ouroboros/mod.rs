@@ -4,19 +4,19 @@
 //! heap_meta layout (u32 words), declared here and generated into the WGSL (codegen.rs):
 //!
 //! ```text
-//!   0 .. 15                 statistics (core/stats.wgsl)
-//!  16                       OURO_FRESH: chunks bumped from fresh memory
-//!  17                       reserved
-//!  18                       OURO_HELD_CHUNKS: chunks held by classes, page chunks and runs
+//!   0 .. 143                statistics (`RawStats`, core/stats.wgsl)
+//! 144                       OURO_FRESH: chunks bumped from fresh memory
+//! 145                       reserved
+//! 146                       OURO_HELD_CHUNKS: chunks held by classes, page chunks and runs
 //!                           (heaps with a queue reserve only; chunks.wgsl, ouro_reserve_take)
-//!  19 .. 23                 OURO_ENQUEUE_FAILS: failed enqueues by cause (queues/index_queue.wgsl,
+//! 147 .. 151                OURO_ENQUEUE_FAILS: failed enqueues by cause (queues/index_queue.wgsl,
 //!                           OQ_FAIL_*; [`EnqueueFailures`])
-//!  24                       OURO_STALE_DEQUEUES: dequeues of a virtualized page queue that
+//! 152                       OURO_STALE_DEQUEUES: dequeues of a virtualized page queue that
 //!                           gave up on old content in their slot (ouroboros.wgsl)
-//!  25 .. 29                 OURO_PAGE_EVENTS: events of mallocs (ouroboros.wgsl,
+//! 153 .. 157                OURO_PAGE_EVENTS: events of mallocs (ouroboros.wgsl,
 //!                           OURO_EV_*; [`PageEvents`])
-//!  30 .. 31                 reserved
-//!  32 ..                    OURO_QUEUE_META: OQ_WORDS words per queue (classes, then the
+//! 158 .. 159                reserved
+//! 160 ..                    OURO_QUEUE_META: OQ_WORDS words per queue (classes, then the
 //!                           chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
@@ -24,9 +24,10 @@
 //!                           16-byte unit; OURO_SPILL_COUNT, one word per chunk;
 //!                           OURO_SPILLED and OURO_SPILL_CURSOR, one word per class each
 //!  ..                       linked and token-log queue chunks' words, VAQ pointer slots
-//!  ..                       chunk-based: per chunk its count, token state, token position
-//!                           and page bitmask (OURO_CB_*), then the index of chunks with
-//!                           free pages (summary bitmap 0, `cb_index`)
+//!  ..                       chunk-based: per chunk its count, token state, token position,
+//!                           on linked queues the queue chunk holding the token, and page
+//!                           bitmask (OURO_CB_*), then the index of chunks with free pages
+//!                           (summary bitmap 0, `cb_index`)
 //!  ..                       rings, one per queue, each a power of two of words
 //! ```
 //!

@@ -115,6 +115,23 @@ fn chunk_based_plans_an_index_range_per_class_between_the_chunk_words_and_the_ri
     assert!(g.cb_index.is_empty());
 }
 
+/// On linked queues a chunk-based heap records the queue chunk of each token, in a fourth
+/// per-chunk array before the bitmasks (chunk_tokens.wgsl, ct_token_chunk).
+#[test]
+fn chunk_based_linked_queues_plan_the_tokens_queue_chunks_before_the_bitmasks() {
+    let mut p = params(1 << 20, 256 << 10);
+    p.chunk_based = true;
+    p.queue_kind = QueueKind::VirtualLinked;
+    let g = OuroGeometry::plan(&p).unwrap();
+    let chunks = g.chunks as u64;
+    let mut s = String::new();
+    g.wgsl(&mut s);
+    let qc = format!("const OURO_CB_QC: u32 = {}u;", g.cb_meta + 3 * chunks);
+    let bits = format!("const OURO_CB_BITS: u32 = {}u;", g.cb_meta + 4 * chunks);
+    assert!(s.contains(&qc) && s.contains(&bits), "{s}");
+    assert_eq!(g.cb_index[0], g.cb_meta + (4 + g.cb_words) * chunks);
+}
+
 #[test]
 fn bad_geometry_is_typed() {
     let mut p = params(1 << 20, 256 << 10);

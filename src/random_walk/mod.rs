@@ -55,6 +55,7 @@ const WALK_WALKS: u64 = WALK_STEPS + 2;
 /// line of its own; the flags or bitmaps follow the shards.
 const WALK_SHARD: u64 = STAT_WORDS + STRATEGY_SCALAR_WORDS;
 const WALK_SHARD_STRIDE: u64 = 32;
+const _: () = assert!(WALK_SHARD % WALK_SHARD_STRIDE == 0);
 /// Shards of the page walks' free count. RW_malloc keeps one: its reservations are of many
 /// units, all or none, and two of them holding parts of split shards could both fail
 /// where one count lets one of them succeed.

@@ -11,7 +11,7 @@
 mod common;
 
 use common::Kernel;
-use gpu_heap::{GpuHeap, HeapConfig, OuroborosParams, Strategy};
+use gpu_heap::{GpuHeap, HeapConfig, OuroborosParams, Strategy, UNIT_BYTES};
 
 /// held[i]: slot i's block (HEAP_NULL when empty), whose first word holds i while live.
 /// params[0]: the step; params[1]: the pinned chunk, slot 0's, whose block stays until step
@@ -100,7 +100,7 @@ fn tokens_far_behind_a_pinned_front(strategy: Strategy) {
         if step == 0 {
             let handle = common::read_words(gpu, &held, 1)[0];
             assert_ne!(handle, 0, "{strategy:?}: slot 0 got no block");
-            pinned = (handle - 1) / (64 / 16);
+            pinned = (handle - 1) / (params.chunk_size / UNIT_BYTES as u32);
         }
         if step == 3 {
             let (chunks, books) = class_chunks();

@@ -142,14 +142,6 @@ const VIRTUALIZED: [Strategy; 4] = [
     Strategy::OuroCVL,
 ];
 
-/// `name`'s value as a number, or `default` where it is not set.
-fn env_u32(name: &str, default: u32) -> u32 {
-    std::env::var(name).map_or(default, |v| {
-        v.parse()
-            .unwrap_or_else(|_| panic!("{name} must be a number, not {v:?}"))
-    })
-}
-
 #[test]
 fn virtualized_queues_keep_their_chunks_bounded_under_churn() {
     // A queue that loses a position per chunk of traffic grows by about one chunk per
@@ -162,8 +154,8 @@ fn virtualized_queues_keep_their_chunks_bounded_under_churn() {
     // (run with --nocapture for the counts).
     let gpu = common::gpu();
     let cpu = gpu.adapter.get_info().device_type == wgpu::DeviceType::Cpu;
-    let dispatches = env_u32("GPU_HEAP_CHURN_DISPATCHES", if cpu { 16 } else { 2000 });
-    let slack = env_u32("GPU_HEAP_CHURN_SLACK", if cpu { 4 } else { 64 });
+    let dispatches = common::env_u32("GPU_HEAP_CHURN_DISPATCHES", if cpu { 16 } else { 2000 });
+    let slack = common::env_u32("GPU_HEAP_CHURN_SLACK", if cpu { 4 } else { 64 });
     for strategy in VIRTUALIZED {
         churn(gpu, &heap(gpu, strategy), strategy, 4, dispatches, slack);
     }

@@ -3,16 +3,22 @@
 //! freed pages are the only memory left. Each must be found again (through the class's
 //! index of chunks with free pages, with many claimants on few pages), so the refill, which
 //! asks for a few more blocks than were freed, gets exactly as many as were freed.
+//!
+//! The page-based variants on virtualized queues, full, send freed pages to the spill (their
+//! queues have no memory for queue chunks): a malloc must find a spilled page wherever it
+//! lies before it reports out of memory.
 
 mod common;
 
 use common::Kernel;
-use gpu_heap::{GpuHeap, HeapConfig, Strategy};
+use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy, UNIT_BYTES};
 
 /// held[i]: slot i's block (HEAP_NULL when empty), whose first word holds i while live.
 /// params[0]: the phase (0 fill every slot, 1 free the slots whose hash is odd, 2 fill the
-/// empty slots, 3 free everything). out[0]: NULL mallocs; out[1]: frees that failed;
-/// out[2]: blocks that lost their slot number (handed out twice); out[3]: frees made.
+/// empty slots, 3 free everything, 4 free slot params[1], 5 fill slot params[1]). out[0]:
+/// NULL mallocs; out[1]:
+/// frees that failed; out[2]: blocks that lost their slot number (handed out twice);
+/// out[3]: frees made.
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
 @group(1) @binding(0) var<storage, read_write> held: array<u32>;
@@ -26,8 +32,10 @@ fn phase(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let p = held[i];
     let step = params[0];
-    if (step == 1u || step == 3u) {
-        if (p == HEAP_NULL || (step == 1u && (gpu_heap_hash(i * 0x9e3779b9u) & 1u) == 0u)) {
+    if (step == 1u || step == 3u || step == 4u) {
+        let kept = (step == 1u && (gpu_heap_hash(i * 0x9e3779b9u) & 1u) == 0u)
+            || (step == 4u && i != params[1]);
+        if (p == HEAP_NULL || kept) {
             return;
         }
         if (heap_load(p, 0u) != i) {
@@ -41,7 +49,7 @@ fn phase(@builtin(global_invocation_id) id: vec3<u32>) {
         held[i] = HEAP_NULL;
         return;
     }
-    if (p != HEAP_NULL) {
+    if (p != HEAP_NULL || (step == 5u && i != params[1])) {
         return;
     }
     let q = malloc(16u);
@@ -54,45 +62,93 @@ fn phase(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 "#;
 
-fn refill(strategy: Strategy) {
-    let gpu = common::gpu();
-    let heap = GpuHeap::with_config(
-        &gpu.device,
-        &gpu.queue,
-        HeapConfig::new(2 << 20)
-            .strategy(strategy)
-            .watchdog(common::WATCHDOG),
-    )
-    .unwrap();
-    let capacity = heap.layout().capacity_for(16) as u32;
-    let slots = (capacity + 1).next_multiple_of(64);
-    let held = common::storage_from(gpu, "held", &vec![0; slots as usize]);
-    let out = common::storage(gpu, "out", 16);
-    let params = common::storage(gpu, "params", 16);
-    let kernel = Kernel::new(gpu, &heap, KERNEL, "phase", &[common::RW; 3]);
-    let run = |step: u32| {
-        gpu.queue.write_buffer(&params, 0, &step.to_le_bytes());
-        kernel.run(gpu, &heap, &[&held, &out, &params], slots / 64);
-        common::read_words(gpu, &out, 4)
-    };
-    // For the message of a count that fails: the failures by cause and the books.
-    let books = || {
+/// A heap of `strategy`, the test kernel and its buffers, with one slot more than the heap
+/// has blocks of 16 B.
+struct Refill {
+    gpu: &'static Gpu,
+    heap: GpuHeap,
+    kernel: Kernel,
+    held: wgpu::Buffer,
+    out: wgpu::Buffer,
+    params: wgpu::Buffer,
+    capacity: u32,
+    slots: u32,
+}
+
+impl Refill {
+    fn new(strategy: Strategy) -> Refill {
+        let gpu = common::gpu();
+        let heap = GpuHeap::with_config(
+            &gpu.device,
+            &gpu.queue,
+            HeapConfig::new(2 << 20)
+                .strategy(strategy)
+                .watchdog(common::WATCHDOG),
+        )
+        .unwrap();
+        let capacity = heap.layout().capacity_for(16) as u32;
+        let slots = (capacity + 1).next_multiple_of(64);
+        Refill {
+            gpu,
+            kernel: Kernel::new(gpu, &heap, KERNEL, "phase", &[common::RW; 3]),
+            held: common::storage_from(gpu, "held", &vec![0; slots as usize]),
+            out: common::storage(gpu, "out", 16),
+            params: common::storage(gpu, "params", 16),
+            heap,
+            capacity,
+            slots,
+        }
+    }
+
+    /// Runs phase `step` (with `slot` for phases 4 and 5) over every slot; returns out.
+    fn run(&self, step: u32, slot: u32) -> Vec<u32> {
+        let gpu = self.gpu;
+        let params = [step.to_le_bytes(), slot.to_le_bytes()].concat();
+        gpu.queue.write_buffer(&self.params, 0, &params);
+        self.kernel.run(
+            gpu,
+            &self.heap,
+            &[&self.held, &self.out, &self.params],
+            self.slots / 64,
+        );
+        common::read_words(gpu, &self.out, 4)
+    }
+
+    /// For the message of a count that fails: the failures by cause and the books.
+    fn books(&self) -> String {
         format!(
             "failures {:?}; the books: {:?}",
-            heap.stats().unwrap().failures,
-            heap.ouroboros_report().unwrap()
+            self.heap.stats().unwrap().failures,
+            self.heap.ouroboros_report().unwrap()
         )
-    };
-    // Fill: every block of the heap, and the slots past its capacity come back NULL.
-    let filled = run(0);
-    assert_eq!(
-        filled[0],
-        slots - capacity,
-        "{strategy:?}: NULLs filling the heap; {}",
-        books()
-    );
-    let live = heap.stats().unwrap().allocations_live;
-    assert_eq!(live, capacity as u64, "{strategy:?}: live after the fill");
+    }
+
+    /// Fills every block of the heap; the slots past its capacity come back NULL. Returns
+    /// the phase's out.
+    fn fill(&self, strategy: Strategy) -> Vec<u32> {
+        let filled = self.run(0, 0);
+        assert_eq!(
+            filled[0],
+            self.slots - self.capacity,
+            "{strategy:?}: NULLs filling the heap; {}",
+            self.books()
+        );
+        let live = self.heap.stats().unwrap().allocations_live;
+        assert_eq!(
+            live, self.capacity as u64,
+            "{strategy:?}: live after the fill"
+        );
+        filled
+    }
+}
+
+fn refill(strategy: Strategy) {
+    let r = Refill::new(strategy);
+    let (heap, capacity, slots) = (&r.heap, r.capacity, r.slots);
+    let run = |step: u32| r.run(step, 0);
+    let books = || r.books();
+    let filled = r.fill(strategy);
+    let live = capacity as u64;
     // A hashed half of the blocks, spread over every chunk.
     let freed = run(1)[3];
     assert!(freed > capacity / 3, "{strategy:?}: only {freed} freed");
@@ -121,5 +177,46 @@ fn refill(strategy: Strategy) {
 fn chunk_based_variants_find_every_freed_page_of_a_full_heap() {
     for strategy in [Strategy::OuroCS, Strategy::OuroCVA, Strategy::OuroCVL] {
         refill(strategy);
+    }
+}
+
+/// A full heap of a page-based variant on virtualized queues, one block freed at a time in
+/// chunks far apart: each freed page goes to the spill, and the next malloc must take it
+/// (the only free page of the heap) however far it lies from where the spill's search
+/// starts. Each chunk is five eighths of the heap's chunks after the last, past the two
+/// windows of 64 chunks from the search's cursor that a malloc looked at before it
+/// reported out of memory.
+#[test]
+fn page_based_virtualized_variants_find_a_spilled_page_anywhere() {
+    for strategy in [Strategy::OuroPVA, Strategy::OuroPVL] {
+        let r = Refill::new(strategy);
+        r.fill(strategy);
+        let held = common::read_words(r.gpu, &r.held, r.slots as u64);
+        let chunk_units = r.heap.config().ouroboros.chunk_size / UNIT_BYTES as u32;
+        // A slot of each chunk holding blocks, by chunk.
+        let mut by_chunk = std::collections::BTreeMap::new();
+        for (slot, &h) in held.iter().enumerate().filter(|(_, &h)| h != 0) {
+            by_chunk.entry((h - 1) / chunk_units).or_insert(slot as u32);
+        }
+        let chunks: Vec<(u32, u32)> = by_chunk.into_iter().collect();
+        let stride = chunks.len() * 5 / 8;
+        for trial in 0..6 {
+            let (chunk, slot) = chunks[trial * stride % chunks.len()];
+            let nulls_before = r.run(4, slot)[0];
+            let report = r.heap.ouroboros_report().unwrap().unwrap();
+            let spilled: i32 = report.classes.iter().map(|c| c.spilled).sum();
+            assert_eq!(
+                spilled, 1,
+                "{strategy:?}: chunk {chunk}'s freed block spilled"
+            );
+            // The freed slot alone asks: one malloc, whose search no other moves on.
+            let nulls = r.run(5, slot)[0] - nulls_before;
+            assert_eq!(
+                (nulls, r.heap.stats().unwrap().allocations_live),
+                (0, r.capacity as u64),
+                "{strategy:?}: chunk {chunk}'s freed block found again; {}",
+                r.books()
+            );
+        }
     }
 }

@@ -198,13 +198,14 @@ fn ouro_page_chunk_alloc(k: u32) -> u32 {
 // ouro_p_produce: shaders are inlined whole, and each further call site of that
 // queue-heavy function makes a virtualized heap's pipelines much slower to compile.
 // Spilled pages first (spill.wgsl): they are outside the semaphore's count, and taking one
-// needs no queue. A malloc that found none and then ran out of memory looks once more. (One
-// call site each: every call is inlined, and compile time grows with each.)
+// needs no queue. A malloc that found none and then ran out of memory looks once more, at
+// every chunk: it reports out of memory only if no page of its class is spilled anywhere.
+// (One call site each: every call is inlined, and compile time grows with each.)
 fn ouro_p_malloc(k: u32) -> HeapAlloc {
     var a = HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
     for (var look = 0u; look < 2u; look++) {
         if (ouro_spilled(k)) {
-            let unit = ouro_unspill(k);
+            let unit = ouro_unspill(k, look == 1u);
             if (unit != OURO_NO_UNIT) {
                 return ouro_grant(unit, ouro_page_units(k));
             }

@@ -1,6 +1,6 @@
 // The spill: free pages that their class queue could not take.
 //
-// Provides ouro_spill(unit, k), which parks a free page of class k, and ouro_unspill(k),
+// Provides ouro_spill(unit, k), which parks a free page of class k, and ouro_unspill(k, whole),
 // which hands one back. In the paper (ICS 2020, sections 4-5) a free always enqueues its
 // page; a virtualized queue keeps its items in queue chunks taken from the heap, so on a
 // heap full of pages an enqueue can find no memory, and a bounded wait (a standard queue's
@@ -28,7 +28,8 @@
 //   - Page chunks keep their class for good (page_based.wgsl), so a chunk's spilled pages
 //     are all of the class its info names.
 //
-// Loops, all bounded: ouro_unspill looks at OURO_SPILL_CHUNKS chunks from the cursor, in
+// Loops, all bounded: ouro_unspill looks at OURO_SPILL_CHUNKS chunks from the cursor (every
+// chunk of the heap once, for a malloc about to report out of memory), in
 // each at most ouro_spill_words() words (only where the chunk counts spilled pages), and
 // in each word at most 32 claims (a failed claim means another malloc took that bit);
 // ouro_spill_purge clears one chunk's words.
@@ -84,13 +85,17 @@ fn ouro_spill_claim(w: u32, mask: u32) -> u32 {
 }
 
 // A spilled page of class k (its first unit), or OURO_NO_UNIT if the search found none.
-fn ouro_unspill(k: u32) -> u32 {
+// `whole`: look at every chunk, not only OURO_SPILL_CHUNKS from the cursor: a malloc about
+// to report out of memory, which must not while the class's spilled pages lie outside
+// the window it would look at.
+fn ouro_unspill(k: u32, whole: bool) -> u32 {
     let end = ouro_chunk_end();
     if (end == 0u) {
         return OURO_NO_UNIT;
     }
     let start = atomicLoad(&heap_meta[OURO_SPILL_CURSOR + k]) % end;
-    for (var step = 0u; step < OURO_SPILL_CHUNKS; step++) {
+    let window = select(min(OURO_SPILL_CHUNKS, end), end, whole);
+    for (var step = 0u; step < window; step++) {
         let c = (start + step) % end;
         if (bitcast<i32>(atomicLoad(&heap_meta[OURO_SPILL_COUNT + c])) <= 0
             || atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) != k + 1u) {
@@ -109,6 +114,6 @@ fn ouro_unspill(k: u32) -> u32 {
             }
         }
     }
-    atomicStore(&heap_meta[OURO_SPILL_CURSOR + k], (start + OURO_SPILL_CHUNKS) % end);
+    atomicStore(&heap_meta[OURO_SPILL_CURSOR + k], (start + window) % end);
     return OURO_NO_UNIT;
 }

@@ -110,3 +110,12 @@ impl Kernel {
         gpu_heap::submit_and_wait(&gpu.device, &gpu.queue, encoder, WATCHDOG, &self.label).unwrap();
     }
 }
+
+/// `name`'s value as a number, or `default` where it is not set: knobs for running a test
+/// longer or more often on a GPU than the CI's defaults.
+pub fn env_u32(name: &str, default: u32) -> u32 {
+    std::env::var(name).map_or(default, |v| {
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name} must be a number, not {v:?}"))
+    })
+}

@@ -330,7 +330,8 @@ fn ct_finish(k: u32, qc: u32, add: u32, sub: u32) {
     }
 }
 
-fn ct_front_position(k: u32) -> u32 {
+// The front position (one word: no torn read; `h` is the linked queue's fallback).
+fn ct_front_position(k: u32, h: u32) -> u32 {
     return ct_front(k);
 }
 
@@ -346,7 +347,8 @@ fn ct_token_chunk(k: u32, pos: u32, v: u32) -> u32 {
 #ifdef OURO_QUEUE_VL
 // VLQ: a reader follows links from the front chunk (no linking, no waiting).
 fn ct_lookup(k: u32, pos: u32) -> u32 {
-    let f = atomicLoad(&heap_meta[ouro_queue_meta(k) + VL_FRONT]);
+    let front = ouro_queue_meta(k) + VL_FRONT;
+    let f = atomicLoad(&heap_meta[front]);
     if (f == 0u) {
         return OURO_NO_CHUNK; // nothing inserted yet
     }
@@ -361,9 +363,17 @@ fn ct_lookup(k: u32, pos: u32) -> u32 {
         }
         if (start - s >= 0x80000000u) {
             // Behind the front, or in a void range before a successor (vlq.wgsl): both read
-            // as removed. Otherwise a recycled chunk on the way: look again later.
-            if (hop == 0u || (vl_still(k, c, s) && vl_next(prev) == c + 1u
-                && vl_still(k, prev, prev_start))) {
+            // as removed. Otherwise a recycled chunk on the way: look again later. The front
+            // chunk counts only if the front still names it once its start is read: else it
+            // may have been drained, freed and relinked in between, its start a later one.
+            var behind = false;
+            if (hop == 0u) {
+                behind = atomicLoad(&heap_meta[front]) == f;
+            } else {
+                behind = vl_still(k, c, s) && vl_next(prev) == c + 1u
+                    && vl_still(k, prev, prev_start);
+            }
+            if (behind) {
                 return CT_BEHIND;
             }
             return OURO_NO_CHUNK;
@@ -398,12 +408,19 @@ fn ct_finish(k: u32, qc: u32, add: u32, sub: u32) {
     vl_finish(k, qc, add, sub);
 }
 
-fn ct_front_position(k: u32) -> u32 {
-    let f = atomicLoad(&heap_meta[ouro_queue_meta(k) + VL_FRONT]);
+// The front chunk's start, or `h` where the front moved while it was read (its chunk may
+// then have been freed and relinked at the back, with a later start).
+fn ct_front_position(k: u32, h: u32) -> u32 {
+    let front = ouro_queue_meta(k) + VL_FRONT;
+    let f = atomicLoad(&heap_meta[front]);
     if (f == 0u) {
         return 0u;
     }
-    return atomicLoad(&heap_meta[OURO_QC_START + f - 1u]);
+    let s = atomicLoad(&heap_meta[OURO_QC_START + f - 1u]);
+    if (atomicLoad(&heap_meta[front]) != f) {
+        return h;
+    }
+    return s;
 }
 
 // The queue chunk qc that holds chunk c's token, recorded by its placer before the
@@ -504,7 +521,7 @@ fn ct_hint_back_to(k: u32, pos: u32) {
 fn ct_walk_start(k: u32) -> u32 {
     let hint = ouro_queue_meta(k) + OQ_FRONT;
     let h = atomicLoad(&heap_meta[hint]);
-    let f = ct_front_position(k);
+    let f = ct_front_position(k, h);
     if (f - h < 0x80000000u && f != h) {
         atomicMax(&heap_meta[hint], f);
         return f;

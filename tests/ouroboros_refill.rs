@@ -15,10 +15,9 @@ use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy, UNIT_BYTES};
 
 /// held[i]: slot i's block (HEAP_NULL when empty), whose first word holds i while live.
 /// params[0]: the phase (0 fill every slot, 1 free the slots whose hash is odd, 2 fill the
-/// empty slots, 3 free everything, 4 free slot params[1], 5 fill slot params[1]). out[0]:
-/// NULL mallocs; out[1]:
-/// frees that failed; out[2]: blocks that lost their slot number (handed out twice);
-/// out[3]: frees made.
+/// empty slots, 3 free everything, 4 free slot params[1], 5 fill slot params[1]).
+/// out[0]: NULL mallocs; out[1]: frees that failed; out[2]: blocks that lost their slot
+/// number (handed out twice); out[3]: frees made.
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
 @group(1) @binding(0) var<storage, read_write> held: array<u32>;
@@ -65,6 +64,7 @@ fn phase(@builtin(global_invocation_id) id: vec3<u32>) {
 /// A heap of `strategy`, the test kernel and its buffers, with one slot more than the heap
 /// has blocks of 16 B.
 struct Refill {
+    strategy: Strategy,
     gpu: &'static Gpu,
     heap: GpuHeap,
     kernel: Kernel,
@@ -89,6 +89,7 @@ impl Refill {
         let capacity = heap.layout().capacity_for(16) as u32;
         let slots = (capacity + 1).next_multiple_of(64);
         Refill {
+            strategy,
             gpu,
             kernel: Kernel::new(gpu, &heap, KERNEL, "phase", &[common::RW; 3]),
             held: common::storage_from(gpu, "held", &vec![0; slots as usize]),
@@ -125,7 +126,8 @@ impl Refill {
 
     /// Fills every block of the heap; the slots past its capacity come back NULL. Returns
     /// the phase's out.
-    fn fill(&self, strategy: Strategy) -> Vec<u32> {
+    fn fill(&self) -> Vec<u32> {
+        let strategy = self.strategy;
         let filled = self.run(0, 0);
         assert_eq!(
             filled[0],
@@ -147,7 +149,7 @@ fn refill(strategy: Strategy) {
     let (heap, capacity, slots) = (&r.heap, r.capacity, r.slots);
     let run = |step: u32| r.run(step, 0);
     let books = || r.books();
-    let filled = r.fill(strategy);
+    let filled = r.fill();
     let live = capacity as u64;
     // A hashed half of the blocks, spread over every chunk.
     let freed = run(1)[3];
@@ -183,14 +185,14 @@ fn chunk_based_variants_find_every_freed_page_of_a_full_heap() {
 /// A full heap of a page-based variant on virtualized queues, one block freed at a time in
 /// chunks far apart: each freed page goes to the spill, and the next malloc must take it
 /// (the only free page of the heap) however far it lies from where the spill's search
-/// starts. Each chunk is five eighths of the heap's chunks after the last, past the two
-/// windows of 64 chunks from the search's cursor that a malloc looked at before it
-/// reported out of memory.
+/// starts. Each chunk lies five eighths of the heap's chunks after the last, where the
+/// cursor then is: further than two searches of the window (64 chunks, spill.wgsl's
+/// OURO_SPILL_CHUNKS) reach, so only the search of every chunk finds it.
 #[test]
 fn page_based_virtualized_variants_find_a_spilled_page_anywhere() {
     for strategy in [Strategy::OuroPVA, Strategy::OuroPVL] {
         let r = Refill::new(strategy);
-        r.fill(strategy);
+        r.fill();
         let held = common::read_words(r.gpu, &r.held, r.slots as u64);
         let chunk_units = r.heap.config().ouroboros.chunk_size / UNIT_BYTES as u32;
         // A slot of each chunk holding blocks, by chunk.
@@ -200,8 +202,18 @@ fn page_based_virtualized_variants_find_a_spilled_page_anywhere() {
         }
         let chunks: Vec<(u32, u32)> = by_chunk.into_iter().collect();
         let stride = chunks.len() * 5 / 8;
+        let heap_chunks = r.heap.layout().bytes / r.heap.config().ouroboros.chunk_size as u64;
+        let mut last = None;
         for trial in 0..6 {
             let (chunk, slot) = chunks[trial * stride % chunks.len()];
+            if let Some(last) = last {
+                let ahead = (chunk as u64 + heap_chunks - last) % heap_chunks;
+                assert!(
+                    ahead > 2 * 64,
+                    "{strategy:?}: chunk {chunk} is {ahead} after {last}"
+                );
+            }
+            last = Some(chunk as u64);
             let nulls_before = r.run(4, slot)[0];
             let report = r.heap.ouroboros_report().unwrap().unwrap();
             let spilled: i32 = report.classes.iter().map(|c| c.spilled).sum();

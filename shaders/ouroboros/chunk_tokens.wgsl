@@ -348,13 +348,13 @@ fn ct_token_chunk(k: u32, pos: u32, v: u32) -> u32 {
 // VLQ: a reader follows links from the front chunk (no linking, no waiting).
 fn ct_lookup(k: u32, pos: u32) -> u32 {
     let front = ouro_queue_meta(k) + VL_FRONT;
-    let f = atomicLoad(&heap_meta[front]);
+    var f = atomicLoad(&heap_meta[front]);
     if (f == 0u) {
         return OURO_NO_CHUNK; // nothing inserted yet
     }
     var c = f - 1u;
     let start = ct_chunk_start(pos);
-    var prev = OURO_NO_CHUNK;
+    var prev = OURO_NO_CHUNK; // OURO_NO_CHUNK: c is the chunk the front named
     var prev_start = 0u;
     for (var hop = 0u; hop < CT_HOPS; hop++) {
         let s = atomicLoad(&heap_meta[OURO_QC_START + c]);
@@ -363,17 +363,23 @@ fn ct_lookup(k: u32, pos: u32) -> u32 {
         }
         if (start - s >= 0x80000000u) {
             // Behind the front, or in a void range before a successor (vlq.wgsl): both read
-            // as removed. Otherwise a recycled chunk on the way: look again later. The front
-            // chunk counts only if the front still names it once its start is read: else it
-            // may have been drained, freed and relinked in between, its start a later one.
-            var behind = false;
-            if (hop == 0u) {
-                behind = atomicLoad(&heap_meta[front]) == f;
-            } else {
-                behind = vl_still(k, c, s) && vl_next(prev) == c + 1u
-                    && vl_still(k, prev, prev_start);
+            // as removed. Otherwise a recycled chunk on the way: look again later.
+            if (prev == OURO_NO_CHUNK) {
+                // The front chunk counts only if the front still names it once its start is
+                // read: else it may have been drained, freed and relinked in between, its
+                // start a later one. Then start again from the new front.
+                let again = atomicLoad(&heap_meta[front]);
+                if (again == f) {
+                    return CT_BEHIND;
+                }
+                if (again == 0u) {
+                    return OURO_NO_CHUNK;
+                }
+                f = again;
+                c = f - 1u;
+                continue;
             }
-            if (behind) {
+            if (vl_still(k, c, s) && vl_next(prev) == c + 1u && vl_still(k, prev, prev_start)) {
                 return CT_BEHIND;
             }
             return OURO_NO_CHUNK;

@@ -199,7 +199,7 @@ fn ouro_page_chunk_alloc(k: u32) -> u32 {
 // queue-heavy function makes a virtualized heap's pipelines much slower to compile.
 // Spilled pages first (spill.wgsl): they are outside the semaphore's count, and taking one
 // needs no queue. A malloc that found none and then ran out of memory looks once more, at
-// every chunk: it reports out of memory only if no page of its class is spilled anywhere.
+// every chunk, and reports out of memory only if that search found none either.
 // (One call site each: every call is inlined, and compile time grows with each.)
 fn ouro_p_malloc(k: u32) -> HeapAlloc {
     var a = HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);

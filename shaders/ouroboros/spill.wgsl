@@ -85,9 +85,10 @@ fn ouro_spill_claim(w: u32, mask: u32) -> u32 {
 }
 
 // A spilled page of class k (its first unit), or OURO_NO_UNIT if the search found none.
-// `whole`: look at every chunk, not only OURO_SPILL_CHUNKS from the cursor: a malloc about
-// to report out of memory, which must not while the class's spilled pages lie outside
-// the window it would look at.
+// `whole`: look at every chunk, not only OURO_SPILL_CHUNKS from the cursor, for a malloc
+// about to report out of memory: the class's spilled pages may all lie outside the window.
+// Such a search stops early once the class counts no spilled page (others took them), so
+// mallocs that lose to others on a full heap do not each read every chunk.
 fn ouro_unspill(k: u32, whole: bool) -> u32 {
     let end = ouro_chunk_end();
     if (end == 0u) {
@@ -96,6 +97,9 @@ fn ouro_unspill(k: u32, whole: bool) -> u32 {
     let start = atomicLoad(&heap_meta[OURO_SPILL_CURSOR + k]) % end;
     let window = select(min(OURO_SPILL_CHUNKS, end), end, whole);
     for (var step = 0u; step < window; step++) {
+        if (whole && step % OURO_SPILL_CHUNKS == OURO_SPILL_CHUNKS - 1u && !ouro_spilled(k)) {
+            return OURO_NO_UNIT;
+        }
         let c = (start + step) % end;
         if (bitcast<i32>(atomicLoad(&heap_meta[OURO_SPILL_COUNT + c])) <= 0
             || atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) != k + 1u) {
@@ -114,6 +118,8 @@ fn ouro_unspill(k: u32, whole: bool) -> u32 {
             }
         }
     }
-    atomicStore(&heap_meta[OURO_SPILL_CURSOR + k], (start + window) % end);
+    if (!whole) {
+        atomicStore(&heap_meta[OURO_SPILL_CURSOR + k], (start + window) % end);
+    }
     return OURO_NO_UNIT;
 }

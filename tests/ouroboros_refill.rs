@@ -146,33 +146,31 @@ impl Refill {
 
 fn refill(strategy: Strategy) {
     let r = Refill::new(strategy);
-    let (heap, capacity, slots) = (&r.heap, r.capacity, r.slots);
-    let run = |step: u32| r.run(step, 0);
-    let books = || r.books();
     let filled = r.fill();
-    let live = capacity as u64;
+    let live = r.capacity as u64;
+    let live_now = || r.heap.stats().unwrap().allocations_live;
     // A hashed half of the blocks, spread over every chunk.
-    let freed = run(1)[3];
-    assert!(freed > capacity / 3, "{strategy:?}: only {freed} freed");
-    assert_eq!(heap.stats().unwrap().allocations_live, live - freed as u64);
+    let freed = r.run(1, 0)[3];
+    assert!(freed > r.capacity / 3, "{strategy:?}: only {freed} freed");
+    assert_eq!(live_now(), live - freed as u64);
     // Refill: the empty slots ask for more blocks than were freed (the slots past the
     // capacity too); exactly `freed` must succeed.
-    let refilled = run(2);
+    let refilled = r.run(2, 0);
     let nulls = refilled[0] - filled[0];
     assert_eq!(
         nulls,
-        slots - capacity,
+        r.slots - r.capacity,
         "{strategy:?}: NULLs refilling {freed} freed blocks; {}",
-        books()
+        r.books()
     );
-    assert_eq!(heap.stats().unwrap().allocations_live, live);
-    let done = run(3);
+    assert_eq!(live_now(), live);
+    let done = r.run(3, 0);
     assert_eq!(
         done[1..3],
         [0, 0],
         "{strategy:?}: failed frees, blocks handed out twice"
     );
-    assert_eq!(heap.stats().unwrap().allocations_live, 0, "{strategy:?}");
+    assert_eq!(live_now(), 0, "{strategy:?}");
 }
 
 #[test]
@@ -195,6 +193,7 @@ fn page_based_virtualized_variants_find_a_spilled_page_anywhere() {
         r.fill();
         let held = common::read_words(r.gpu, &r.held, r.slots as u64);
         let chunk_units = r.heap.config().ouroboros.chunk_size / UNIT_BYTES as u32;
+        let heap_chunks = r.heap.layout().bytes / UNIT_BYTES / chunk_units as u64;
         // A slot of each chunk holding blocks, by chunk.
         let mut by_chunk = std::collections::BTreeMap::new();
         for (slot, &h) in held.iter().enumerate().filter(|(_, &h)| h != 0) {
@@ -202,7 +201,6 @@ fn page_based_virtualized_variants_find_a_spilled_page_anywhere() {
         }
         let chunks: Vec<(u32, u32)> = by_chunk.into_iter().collect();
         let stride = chunks.len() * 5 / 8;
-        let heap_chunks = r.heap.layout().bytes / r.heap.config().ouroboros.chunk_size as u64;
         let mut last = None;
         for trial in 0..6 {
             let (chunk, slot) = chunks[trial * stride % chunks.len()];

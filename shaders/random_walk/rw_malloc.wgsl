@@ -48,6 +48,12 @@
 //     hashed from the start and the sum guards against reading unwritten registers, and a
 //     lane that finds its start bit already set does not use the piece (HEAP_CONTENTION);
 //     a stale but well-formed value from the leader's previous call is not detectable.
+//   - Neighbours: the lanes of a subgroup asking for more than RWM_AGGREGATE_UNITS units
+//     reserve their sum with one atomic (the lowest lane; shared and tagged as above) and
+//     then claim their own runs, each first at its piece of one block of the sum's size
+//     (all or nothing per lane, as every claim). What the lanes do not find goes back lane
+//     by lane, so the reservation stays exact; if the sum cannot be reserved, each lane
+//     reserves its own units.
 //   - Free units fragmented into runs too short for a request: a reserved malloc whose
 //     sweep reaches its end without a run it could claim returns HEAP_OUT_OF_MEMORY and
 //     gives its reservation back. A claim lost in the sweep does not end it (the winner
@@ -55,12 +61,13 @@
 //     (a cap on lost claims per sweep would fail mallocs with HEAP_CONTENTION in the round
 //     that fills the heap).
 //
-// Loops, all bounded: RWM_RANDOM_STEPS random steps, each a grid slot (at most RWM_MAX_WORDS words,
-// two of them) and a window of ceil(n / 32) + 1 words after a look back of at most ceil(n / 32)
-// words; then a sweep of every committed word once from a random start (a lost claim resumes it at
-// the word after the run's first word, or the next word, so it restarts fewer times than it has
-// words); claims and releases visit at most RWM_MAX_WORDS words; free's search for the end bit
-// reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
+// Loops, all bounded: a block piece first (one run's words, checked and claimed once), then
+// RWM_RANDOM_STEPS random steps, each a grid slot (at most RWM_MAX_WORDS words, two of them)
+// and a window of ceil(n / 32) + 1 words after a look back of at most ceil(n / 32) words;
+// then a sweep of every committed word once from a random start (a lost claim resumes it at
+// the word after the run's first word, or the next word, so it restarts fewer times than it
+// has words); claims and releases visit at most RWM_MAX_WORDS words; free's search for the
+// end bit reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
 
 #include "walk.wgsl"
 #include "bitmap_hooks.wgsl"
@@ -301,13 +308,15 @@ fn rwm_mark(start: u32, n: u32) -> bool {
     return true;
 }
 
-// One lane's own walk for n units.
-fn rwm_malloc_lane(n: u32) -> HeapAlloc {
-    let ticket = walk_reserve(n, RWM_UNITS);
-    if (ticket == 0u) {
-        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+// Places a run of n units for a lane that holds a reservation of n (`ticket`): first at
+// `hint`, if that is not WALK_NONE and the run there is free, else by its own walk.
+fn rwm_place(n: u32, ticket: u32, hint: u32) -> HeapAlloc {
+    var s = WALK_NONE;
+    if (hint != WALK_NONE && rwm_is_free(hint, n) && rwm_claim(hint, n)) {
+        s = hint;
+    } else {
+        s = rwm_walk(n, ticket);
     }
-    let s = rwm_walk(n, ticket);
     walk_finish();
     if (s == WALK_NONE) {
         walk_unreserve(n, ticket);
@@ -315,6 +324,32 @@ fn rwm_malloc_lane(n: u32) -> HeapAlloc {
     }
     _ = rwm_mark(s, n);
     return rwm_alloc(s, n);
+}
+
+// One lane's own reservation and walk for n units.
+fn rwm_malloc_lane(n: u32) -> HeapAlloc {
+    let ticket = walk_reserve(n, RWM_UNITS);
+    if (ticket == 0u) {
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    }
+    return rwm_place(n, ticket, WALK_NONE);
+}
+
+// Where the piece at `offset` of a block of `total` units starts: the block is the slot of
+// the total-unit grid of the segment that holds a unit picked by `seed`, so that blocks of
+// one size tile a segment as runs do (rwm_walk). WALK_NONE if the piece's n units would
+// pass the segment's end.
+fn rwm_block_piece(seed: u32, total: u32, offset: u32, n: u32) -> u32 {
+    let units = walk_live_items(RWM_UNITS, RWM_UNIT_SHIFT);
+    let segment_units = RWM_SEGMENT_WORDS * 32u;
+    let r = heap_hash(seed) % units;
+    let base = r - r % segment_units;
+    let end = min(base + segment_units, units);
+    let s = base + ((r - base) / total) * total + offset;
+    if (s + n > end) {
+        return WALK_NONE;
+    }
+    return s;
 }
 
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
@@ -357,6 +392,30 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
                 return rwm_alloc(got + offset, n);
             }
             return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+        }
+    }
+    // Larger requests: the subgroup's larger lanes reserve together, and each first tries
+    // its piece of one block (rwm_block_piece), so that their runs lie side by side and
+    // their frees touch a few lines of the bitmaps instead of a line each. A lane whose
+    // piece is taken walks on its own with its part of the reservation.
+    let large = n > RWM_AGGREGATE_UNITS;
+    let large_mask = subgroupBallot(large);
+    if (sg_count(large_mask) > 1u) {
+        let want = select(0u, n, large);
+        let offset = subgroupExclusiveAdd(want);
+        let total = subgroupAdd(want);
+        var ticket = 0u;
+        if (large && offset == 0u) {
+            ticket = walk_reserve(total, RWM_UNITS);
+        }
+        // Tagged as the small requests' start is (above). Without the reservation (too few
+        // units free for all of them), each lane reserves on its own below.
+        let leader_lane = sg_first(large_mask);
+        let group_ticket = subgroupShuffle(ticket, leader_lane);
+        let group_tag = subgroupShuffle(heap_hash(ticket ^ total ^ 0x2c1b3c6du), leader_lane);
+        if (large && group_ticket != 0u && group_tag == heap_hash(group_ticket ^ total ^ 0x2c1b3c6du)) {
+            return rwm_place(n, walk_ticket(group_ticket, offset),
+                rwm_block_piece(group_ticket, total, offset, n));
         }
     }
 #endif

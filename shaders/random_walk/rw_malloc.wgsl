@@ -309,10 +309,12 @@ fn rwm_mark(start: u32, n: u32) -> bool {
 }
 
 // Places a run of n units for a lane that holds a reservation of n (`ticket`): first at
-// `hint`, if that is not WALK_NONE and the run there is free, else by its own walk.
+// `hint`, if that is not WALK_NONE and its claim there succeeds, else by its own walk. The
+// claim goes first, without the walk's read-only check: a hint is a block's piece, free in
+// the common case, and a claim that meets a used bit stops at that word.
 fn rwm_place(n: u32, ticket: u32, hint: u32) -> HeapAlloc {
     var s = WALK_NONE;
-    if (hint != WALK_NONE && rwm_is_free(hint, n) && rwm_claim(hint, n)) {
+    if (hint != WALK_NONE && rwm_claim(hint, n)) {
         s = hint;
     } else {
         s = rwm_walk(n, ticket);

@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 
 use crate::error::{Error, Result};
 use crate::heap::GpuHeap;
-use crate::layout::{STRATEGY_SCALAR_WORDS, UNIT_BYTES};
+use crate::layout::{STRATEGY_STATE, UNIT_BYTES};
 use crate::meta::STAT_WORDS;
 use crate::ouroboros::shared::BSEM_R_BITS;
 use crate::strategy::{FamilyPlan, PlanInput, StrategyPlan};
@@ -113,7 +113,7 @@ impl TBuddyPlan {
         let top = input.stride.min(MAX_BLOCK_BYTES) / leaf;
         let max_order = top.min(1 << leaves.ilog2()).ilog2();
         let tree_shift = leaves.next_power_of_two().ilog2();
-        let sem_base = STAT_WORDS + STRATEGY_SCALAR_WORDS;
+        let sem_base = STRATEGY_STATE;
         // Tree indices are below 2^(B + 1): a bit each in the allocated bitmap and in the
         // available tree, a summary bitmap whose largest range (order 0) is 2^B indices.
         let alloc_base = sem_base + 2 * (max_order as u64 + 1);

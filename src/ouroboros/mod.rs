@@ -16,7 +16,8 @@
 //! 153 .. 157                OURO_PAGE_EVENTS: events of mallocs (ouroboros.wgsl,
 //!                           OURO_EV_*; [`PageEvents`])
 //! 158 .. 159                reserved
-//! 160 ..                    OURO_QUEUE_META: OQ_WORDS words per queue (classes, then the
+//! 160 .. 1055               unused (`STRATEGY_STATE`, src/layout/mod.rs, says why)
+//! 1056 ..                   OURO_QUEUE_META: OQ_WORDS words per queue (classes, then the
 //!                           chunk pool)
 //!  ..                       OURO_CHUNK_INFO: one word per chunk
 //!  ..                       OURO_LIVE_BITS: one bit per 16-byte unit
@@ -44,7 +45,7 @@
 //! ouro_chunk_end; the grow and trim hooks are in shaders/ouroboros/growth.wgsl).
 
 use crate::error::{Error, Result};
-use crate::layout::UNIT_BYTES;
+use crate::layout::{STRATEGY_STATE, UNIT_BYTES};
 use crate::meta::STAT_WORDS;
 use crate::strategy::StrategyPlan;
 use crate::summary_bitmap::plan_layers;
@@ -61,9 +62,9 @@ const HELD_CHUNKS_WORD: u64 = STAT_WORDS + 2;
 const ENQUEUE_FAILS_WORD: u64 = STAT_WORDS + 3;
 const STALE_DEQUEUES_WORD: u64 = ENQUEUE_FAILS_WORD + shared::OQ_FAIL_CAUSES as u64;
 const PAGE_EVENTS_WORD: u64 = STALE_DEQUEUES_WORD + 1;
-/// The queue descriptors, after the scalars, on a 128-byte line as their lines expect
-/// (shared.rs, OQ_WORDS).
-const QUEUE_META: u64 = STAT_WORDS + 16;
+/// The queue descriptors, where a strategy's state begins, on a 128-byte line as their
+/// lines expect (shared.rs, OQ_WORDS).
+const QUEUE_META: u64 = STRATEGY_STATE;
 const _: () = assert!(QUEUE_META % 32 == 0);
 /// Cap on all of Ouroboros's metadata, whatever the binding allows.
 const META_CAP_BYTES: u64 = 1 << 30;

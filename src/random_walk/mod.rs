@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 
 use crate::error::{Error, Result};
-use crate::layout::{STRATEGY_SCALAR_WORDS, UNIT_BYTES};
+use crate::layout::{STRATEGY_STATE, UNIT_BYTES};
 use crate::meta::STAT_WORDS;
 use crate::strategy::{PlanInput, StrategyPlan};
 use crate::Strategy;
@@ -51,9 +51,9 @@ impl Default for RandomWalkParams {
 const WALK_ROTOR: u64 = STAT_WORDS;
 pub(crate) const WALK_STEPS: u64 = STAT_WORDS + 8;
 const WALK_WALKS: u64 = WALK_STEPS + 2;
-/// The free count follows the scalars in shards (walk.wgsl says why), each on a 128-byte
-/// line of its own; the flags or bitmaps follow the shards.
-const WALK_SHARD: u64 = STAT_WORDS + STRATEGY_SCALAR_WORDS;
+/// The free count, where a strategy's state begins, in shards (walk.wgsl says why), each on
+/// a 128-byte line of its own; the flags or bitmaps follow the shards.
+const WALK_SHARD: u64 = STRATEGY_STATE;
 const WALK_SHARD_STRIDE: u64 = 32;
 const _: () = assert!(WALK_SHARD % WALK_SHARD_STRIDE == 0);
 /// Shards of the page walks' free count. RW_malloc keeps one: its reservations are of many

@@ -61,7 +61,7 @@
 //     (a cap on lost claims per sweep would fail mallocs with HEAP_CONTENTION in the round
 //     that fills the heap).
 //
-// Loops, all bounded: a block piece first (one run's words, checked and claimed once), then
+// Loops, all bounded: a neighbour's block piece first (one claim of one run's words), then
 // RWM_RANDOM_STEPS random steps, each a grid slot (at most RWM_MAX_WORDS words, two of them)
 // and a window of ceil(n / 32) + 1 words after a look back of at most ceil(n / 32) words;
 // then a sweep of every committed word once from a random start (a lost claim resumes it at

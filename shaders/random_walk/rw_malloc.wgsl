@@ -49,10 +49,12 @@
 //     lane that finds its start bit already set does not use the piece (HEAP_CONTENTION);
 //     a stale but well-formed value from the leader's previous call is not detectable.
 //   - Neighbours: the lanes of a subgroup asking for more than RWM_AGGREGATE_UNITS units
-//     reserve their sum with one atomic (the lowest lane; shared and tagged as above) and
-//     then claim their own runs, each first at its piece of one block of the sum's size
-//     (all or nothing per lane, as every claim). What the lanes do not find goes back lane
-//     by lane, so the reservation stays exact; if the sum cannot be reserved, each lane
+//     reserve their sum in one reservation (the lowest lane; shared and tagged as above)
+//     and then claim their own runs, each first at its piece of one block of the sum's size
+//     (all or nothing per lane, as every claim). Each lane that finds no run gives its own
+//     units back, so the free count stays exact as long as every lane reads the leader's
+//     ticket after it was written (the assumption above: a stale but well-formed ticket
+//     would count units free that are not); if the sum cannot be reserved, each lane
 //     reserves its own units.
 //   - Free units fragmented into runs too short for a request: a reserved malloc whose
 //     sweep reaches its end without a run it could claim returns HEAP_OUT_OF_MEMORY and
@@ -61,13 +63,14 @@
 //     (a cap on lost claims per sweep would fail mallocs with HEAP_CONTENTION in the round
 //     that fills the heap).
 //
-// Loops, all bounded: a neighbour's block piece first (one claim of one run's words), then
-// RWM_RANDOM_STEPS random steps, each a grid slot (at most RWM_MAX_WORDS words, two of them)
-// and a window of ceil(n / 32) + 1 words after a look back of at most ceil(n / 32) words;
-// then a sweep of every committed word once from a random start (a lost claim resumes it at
-// the word after the run's first word, or the next word, so it restarts fewer times than it
-// has words); claims and releases visit at most RWM_MAX_WORDS words; free's search for the
-// end bit reads at most RWM_MAX_WORDS words; run_in_word loops 6 times.
+// Loops, all bounded: a neighbour's block piece first (one check and one claim of one
+// run's words), then RWM_RANDOM_STEPS random steps, each a grid slot (at most RWM_MAX_WORDS
+// words, two of them) and a window of ceil(n / 32) + 1 words after a look back of at most
+// ceil(n / 32) words; then a sweep of every committed word once from a random start (a lost
+// claim resumes it at the word after the run's first word, or the next word, so it
+// restarts fewer times than it has words); claims and releases visit at most RWM_MAX_WORDS
+// words; free's search for the end bit reads at most RWM_MAX_WORDS words; run_in_word
+// loops 6 times.
 
 #include "walk.wgsl"
 #include "bitmap_hooks.wgsl"
@@ -309,17 +312,17 @@ fn rwm_mark(start: u32, n: u32) -> bool {
 }
 
 // Places a run of n units for a lane that holds a reservation of n (`ticket`): first at
-// `hint`, if that is not WALK_NONE and its claim there succeeds, else by its own walk. The
-// claim goes first, without the walk's read-only check: a hint is a block's piece, free in
-// the common case, and a claim that meets a used bit stops at that word.
+// `hint`, if that is not WALK_NONE and the run there is free, else by its own walk. The
+// read-only check before the claim, as the walk's: a claim that fails has set bits of the
+// run's first words for a moment, which a sweep passing them reads as used.
 fn rwm_place(n: u32, ticket: u32, hint: u32) -> HeapAlloc {
     var s = WALK_NONE;
-    if (hint != WALK_NONE && rwm_claim(hint, n)) {
+    if (hint != WALK_NONE && rwm_is_free(hint, n) && rwm_claim(hint, n)) {
         s = hint;
     } else {
         s = rwm_walk(n, ticket);
+        walk_finish();
     }
-    walk_finish();
     if (s == WALK_NONE) {
         walk_unreserve(n, ticket);
         return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
@@ -340,7 +343,7 @@ fn rwm_malloc_lane(n: u32) -> HeapAlloc {
 // Where the piece at `offset` of a block of `total` units starts: the block is the slot of
 // the total-unit grid of the segment that holds a unit picked by `seed`, so that blocks of
 // one size tile a segment as runs do (rwm_walk). WALK_NONE if the piece's n units would
-// pass the segment's end.
+// pass the segment's end or the committed units.
 fn rwm_block_piece(seed: u32, total: u32, offset: u32, n: u32) -> u32 {
     let units = walk_live_items(RWM_UNITS, RWM_UNIT_SHIFT);
     let segment_units = RWM_SEGMENT_WORDS * 32u;

@@ -1,7 +1,8 @@
 // What the random-walk strategies share: the free count and its reservations, the word
 // where their per-page state starts, and the optional step instrumentation.
 //
-// heap_meta layout after the statistics (STAT_WORDS):
+// heap_meta layout after the statistics (STAT_WORDS); the shards begin where every
+// strategy's state does (STRATEGY_STATE, src/layout/mod.rs), past unused words:
 //   WALK_ROTOR       picks the shard a malloc takes from first (walk_home)
 //   WALK_STEPS..+1   64-bit total of walk steps       (GPU_HEAP_COUNT_STEPS builds only)
 //   WALK_WALKS..+1   64-bit count of finished walks   (GPU_HEAP_COUNT_STEPS builds only)

@@ -78,7 +78,7 @@ pub(crate) struct WalkGeometry {
     pub item_units: u32,
     /// Words of each bitmap (RW-BM, CoRW, RW_malloc).
     pub bitmap_words: u32,
-    /// Words of heap_meta after the scalars: flags or bitmaps.
+    /// Words of heap_meta after the shards of the free count: flags or bitmaps.
     pub state_words: u64,
     /// RW_malloc: bitmap words per segment (segments hold whole words).
     pub segment_words: u32,

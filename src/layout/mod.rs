@@ -30,9 +30,9 @@ pub(crate) const STRATEGY_SCALAR_WORDS: u64 = 16;
 /// scalars that lies 32 words past a 4 KiB boundary. That is where the state lay, modulo
 /// 4 KiB, before the statistics block grew to 144 words, and where it stays: with
 /// Ouroboros's metadata 160 words past a 4 KiB boundary, its chunk-based mallocs of a
-/// million small blocks took 4 to 20 times as long on an NVIDIA H200, and 32 or 288 words
-/// past one they did not (BENCHMARKS.md, "Where the metadata lies"). Why is not known; the
-/// 3.5 KiB in between stay unused (bump, which has no state, keeps its growth block there).
+/// million small blocks were several times slower on an NVIDIA H200 (BENCHMARKS.md, "Where
+/// the metadata lies, and rw-malloc's neighbours"). Why is not known; the 3.5 KiB in
+/// between stay unused (bump, which has no state, keeps its growth block there).
 pub(crate) const STRATEGY_STATE: u64 =
     (STAT_WORDS + STRATEGY_SCALAR_WORDS - 32).next_multiple_of(1024) + 32;
 const _: () = assert!(STRATEGY_STATE >= STAT_WORDS + STRATEGY_SCALAR_WORDS);

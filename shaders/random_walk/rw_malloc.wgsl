@@ -227,6 +227,20 @@ fn rwm_scan(w0: u32, count: u32, n: u32, tight: bool, words: u32) -> u32 {
     return WALK_NONE;
 }
 
+// The slot of the `size`-unit grid of the segment that holds unit r (below `units`, the
+// committed units), and where that segment's committed units end: runs, or blocks of
+// runs, of one size then tile a segment exactly.
+struct RwmSlot {
+    start: u32,
+    end: u32,
+}
+
+fn rwm_grid_slot(r: u32, size: u32, units: u32) -> RwmSlot {
+    let segment_units = RWM_SEGMENT_WORDS * 32u;
+    let base = r - r % segment_units;
+    return RwmSlot(base + ((r - base) / size) * size, min(base + segment_units, units));
+}
+
 // Finds and claims a run of n units (the caller holds a reservation of n). Returns its
 // first unit, or WALK_NONE after a sweep that found no run it could claim (what is free is
 // too fragmented, or was taken by others while it swept: out of memory).
@@ -235,18 +249,15 @@ fn rwm_walk(n: u32, seed: u32) -> u32 {
     let units = walk_live_items(RWM_UNITS, RWM_UNIT_SHIFT);
     let words = (units + 31u) >> 5u;
     let window = min((n + 31u) / 32u + 1u, words);
-    let segment_units = RWM_SEGMENT_WORDS * 32u;
     for (var step = 0u; step < RWM_RANDOM_STEPS; step++) {
         rng = heap_rng_next(rng);
         // First the slot of the n-unit grid of the segment that holds a random unit: runs of
         // one size then tile a segment exactly (random placement without a grid jams well
         // short of a full heap, the discrete parking problem).
-        let r = rng % units;
-        let base = r - r % segment_units;
-        let end = min(base + segment_units, units);
-        var slot = base + ((r - base) / n) * n;
+        let grid = rwm_grid_slot(rng % units, n, units);
+        var slot = grid.start;
         for (var probe = 0u; probe < 2u; probe++) {
-            if (slot + n <= end && rwm_is_free(slot, n) && rwm_claim(slot, n)) {
+            if (slot + n <= grid.end && rwm_is_free(slot, n) && rwm_claim(slot, n)) {
                 return slot;
             }
             slot += n; // the neighbouring slot
@@ -341,21 +352,35 @@ fn rwm_malloc_lane(n: u32) -> HeapAlloc {
 }
 
 // Where the piece at `offset` of a block of `total` units starts: the block is the slot of
-// the total-unit grid of the segment that holds a unit picked by `seed`, so that blocks of
-// one size tile a segment as runs do (rwm_walk). WALK_NONE if the piece's n units would
-// pass the segment's end or the committed units.
+// the total-unit grid (rwm_grid_slot) at a unit picked by `seed`. WALK_NONE if the piece's
+// n units would pass the segment's end or the committed units.
 fn rwm_block_piece(seed: u32, total: u32, offset: u32, n: u32) -> u32 {
     let units = walk_live_items(RWM_UNITS, RWM_UNIT_SHIFT);
-    let segment_units = RWM_SEGMENT_WORDS * 32u;
-    let r = heap_hash(seed) % units;
-    let base = r - r % segment_units;
-    let end = min(base + segment_units, units);
-    let s = base + ((r - base) / total) * total + offset;
-    if (s + n > end) {
+    let grid = rwm_grid_slot(heap_hash(seed) % units, total, units);
+    let s = grid.start + offset;
+    if (s + n > grid.end) {
         return WALK_NONE;
     }
     return s;
 }
+
+#ifdef GPU_HEAP_SUBGROUPS
+// The leader lane's `value`, and whether its tag matches: the leader hashes its value with
+// `total`, which every lane computed, so a lane that reads the leader's registers before
+// the leader has written them (possible only if a backend does not reconverge the lanes
+// after the leader's branch) sees a mismatch. A stale but well-formed value from the
+// leader's previous call is not detectable.
+struct RwmShared {
+    value: u32,
+    tagged: bool,
+}
+
+fn rwm_from_leader(value: u32, total: u32, leader: u32) -> RwmShared {
+    let got = subgroupShuffle(value, leader);
+    let tag = subgroupShuffle(heap_hash(value ^ total ^ 0x5bd1e995u), leader);
+    return RwmShared(got, tag == heap_hash(got ^ total ^ 0x5bd1e995u));
+}
+#endif
 
 fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
     heap_walk_steps = 0u;
@@ -384,15 +409,10 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
                 }
             }
         }
-        // The leader's start, and a tag binding it to the sum every lane computed: a lane
-        // that reads the leader's registers before the leader has written them (possible
-        // only if a backend does not reconverge the lanes after the leader's branch) sees a
-        // mismatch and walks on its own instead.
-        let leader_lane = sg_first(small_mask);
-        let got = subgroupShuffle(base, leader_lane);
-        let got_tag = subgroupShuffle(heap_hash(base ^ total ^ 0x5bd1e995u), leader_lane);
-        if (small && got < RWM_UNITS && offset + n <= total
-            && got_tag == heap_hash(got ^ total ^ 0x5bd1e995u)) {
+        // The leader's start; a lane whose tag does not match walks on its own instead.
+        let run = rwm_from_leader(base, total, sg_first(small_mask));
+        if (small && run.tagged && run.value < RWM_UNITS && offset + n <= total) {
+            let got = run.value;
             if (rwm_mark(got + offset, n)) {
                 return rwm_alloc(got + offset, n);
             }
@@ -413,12 +433,11 @@ fn strategy_malloc(size_bytes: u32) -> HeapAlloc {
         if (large && offset == 0u) {
             ticket = walk_reserve(total, RWM_UNITS);
         }
-        // Tagged as the small requests' start is (above). Without the reservation (too few
-        // units free for all of them), each lane reserves on its own below.
-        let leader_lane = sg_first(large_mask);
-        let group_ticket = subgroupShuffle(ticket, leader_lane);
-        let group_tag = subgroupShuffle(heap_hash(ticket ^ total ^ 0x2c1b3c6du), leader_lane);
-        if (large && group_ticket != 0u && group_tag == heap_hash(group_ticket ^ total ^ 0x2c1b3c6du)) {
+        // Without the reservation (too few units free for all of them, or a tag that does
+        // not match), each lane reserves on its own below.
+        let from_leader = rwm_from_leader(ticket, total, sg_first(large_mask));
+        if (large && from_leader.tagged && from_leader.value != 0u) {
+            let group_ticket = from_leader.value;
             return rwm_place(n, walk_ticket(group_ticket, offset),
                 rwm_block_piece(group_ticket, total, offset, n));
         }

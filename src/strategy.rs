@@ -361,6 +361,7 @@ impl FamilyPlan {
                     max_binding: input.max_binding,
                     chunk_based,
                     queue_kind: queue,
+                    subgroups: input.caps.features.contains(wgpu::Features::SUBGROUP),
                 })?)
             }
             Family::TBuddy => FamilyPlan::TBuddy(TBuddyPlan::plan(input)?),

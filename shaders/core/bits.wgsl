@@ -4,7 +4,8 @@
 // items [lo, hi); 0 if none. Used by the random walks' growth hooks and the tree buddy's
 // searches and merges. heap_nth_bit(word, k): the position of the set bit of rank k; used
 // where lanes share out the bits one atomic claimed (UAlloc, the subgroup ballots of the
-// random walks). heap_clear_bit(i, bit): a free's clear of its one bit in metadata word i,
+// random walks, Ouroboros's chunk-based mallocs); heap_lowest_bits(word, n) the bits such
+// a claim picks. heap_clear_bit(i, bit): a free's clear of its one bit in metadata word i,
 // shared with the lanes of its subgroup that clear bits of the same word (RW-BM, UAlloc).
 // Loops: heap_nth_bit halves the word 5 times.
 
@@ -35,6 +36,14 @@ fn heap_nth_bit(word: u32, k: u32) -> u32 {
         }
     }
     return pos;
+}
+
+// The lowest n set bits of `word` (all of them if it has no more than n).
+fn heap_lowest_bits(word: u32, n: u32) -> u32 {
+    if (countOneBits(word) <= n) {
+        return word;
+    }
+    return word & ((1u << heap_nth_bit(word, n)) - 1u);
 }
 
 // Clears `bit` (one bit) in heap_meta[i] and returns the word before, from which the caller

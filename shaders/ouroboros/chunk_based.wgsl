@@ -178,27 +178,31 @@ fn cb_requeue(k: u32, c: u32) -> bool {
     return false;
 }
 
-// Claims one set bit of chunk c's bitmask (the caller holds a count unit for it).
+// Claims up to n set bits of one word of chunk c's bitmask (the caller holds n count units
+// for them): the word and the bits it claimed, or no bits.
 // Each word is read twice at most: a page freed into a word already read can be found on
 // the second pass.
-fn cb_claim_bit(k: u32, c: u32, spread: u32) -> u32 {
+fn cb_claim_bits(k: u32, c: u32, spread: u32, n: u32) -> vec2<u32> {
     let words = cb_words(k);
     let base = OURO_CB_BITS + c * OURO_CB_WORDS;
     for (var i = 0u; i < 2u * words; i++) {
         let w = (spread + i) % words;
         var free_bits = atomicLoad(&heap_meta[base + w]);
         for (var attempt = 0u; attempt < 32u && free_bits != 0u; attempt++) {
-            let bit = firstTrailingBit(free_bits);
-            let mask = 1u << bit;
-            let old = atomicAnd(&heap_meta[base + w], ~mask);
-            if ((old & mask) != 0u) {
-                return (w << 5u) + bit;
+            let pick = heap_lowest_bits(free_bits, n);
+            let old = atomicAnd(&heap_meta[base + w], ~pick);
+            if ((old & pick) != 0u) {
+                return vec2<u32>(w, old & pick);
             }
-            free_bits = old & ~mask;
+            free_bits = old & ~pick;
         }
     }
-    return OURO_CB_NONE;
+    return vec2<u32>(0u, 0u);
 }
+
+// Pages that the first lane of a subgroup's group found for the others, beyond its own
+// (cb_find with want > 1): chunk, bitmask word and bits, or no bits.
+var<private> cb_found_more: vec3<u32> = vec3<u32>(0u, 0u, 0u);
 
 // The caller removed c's token (a DEQUEUE-mode claimer, or a walker moving an old token):
 // the token state goes back to none, and the token is put back (at the back) if c has
@@ -227,7 +231,11 @@ const CB_INDEX_LOOKUPS: u32 = 8u;
 // chunks that are full. A looked-up chunk that shows no page is hidden (cb_hide).
 // (NIR inlines every call: cb_requeue, which inlines an insertion, has one call site in
 // the loop, taken at the end of an iteration that needs it; so do ct_remove and cb_hide.)
-fn cb_find(k: u32, spread: u32) -> u32 {
+//
+// `want`: count units the caller holds for itself and for other lanes (ouro_c_malloc); it
+// takes up to that many of one chunk's count and claims pages for them in one bitmask word,
+// its own and the others' (cb_found_more), and gives back the count it could not use.
+fn cb_find(k: u32, spread: u32, want: u32) -> u32 {
     let qm = ouro_queue_meta(k);
     let pick = heap_hash(spread ^ 0x9e3779b9u);
     let reads_tokens = pick % CB_FRONT_WALKERS == 0u;
@@ -289,30 +297,34 @@ fn cb_find(k: u32, spread: u32) -> u32 {
         var remove = from_tokens && ct_should_move(k, pos, back,
             at_front && count <= 0 && count > OURO_CB_RETIRED / 2);
         if (!remove && count > 0) {
-            let old = bitcast<i32>(atomicSub(&heap_meta[OURO_CB_COUNT + c], 1u));
+            let t = min(want, u32(count));
+            let old = bitcast<i32>(atomicSub(&heap_meta[OURO_CB_COUNT + c], t));
+            var used = 0u;
             if (old >= 1 && atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]) == k + 1u) {
-                // DEQUEUE mode (old == 1): we take the last free page; the token goes out
+                // DEQUEUE mode (old <= t): we take the last free pages; the token goes out
                 // below, and back in if frees arrived meanwhile.
-                remove = old == 1;
-                found = cb_claim_bit(k, c, spread);
-                if (found == OURO_CB_NONE) {
-                    // Our page's bit is in a word the claim read before a free set it
-                    // (cb_claim_bit reads each word twice; with many claimants it can still
-                    // miss). Give the count unit back; an undo that raises the count from
-                    // zero shows and requeues c, as every such raise does.
-                    if (atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u) == 0u) {
-                        requeue_class = k;
-                    }
+                remove = old <= i32(t);
+                let claim = cb_claim_bits(k, c, spread, min(u32(old), t));
+                // Our pages' bits can be in a word the claim read before a free set them
+                // (each word is read twice; with many claimants it can still miss): the
+                // count units without a page are given back below.
+                if (claim.y != 0u) {
+                    let first = firstTrailingBit(claim.y);
+                    found = (claim.x << 5u) + first;
+                    cb_found_more = vec3<u32>(c, claim.x, claim.y & ~(1u << first));
+                    used = countOneBits(claim.y);
                 }
-            } else {
-                // Nothing to take here (or the chunk changed hands): undo. If the undo
-                // brings the count from 0 to 1, our decrement may have made a claimer think
-                // it took the last page (it then removed the token) or a free think it was
-                // not the first: the token is ours to put back (RE_ENQUEUE), into the queue
-                // of the chunk's current class.
-                let back_count = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u));
+            }
+            if (used < t) {
+                // Undo what we do not use: nothing to take here, the chunk changed hands, or
+                // fewer pages than units. If the undo raises the count from zero or below,
+                // our decrement may have made a claimer think it took the last page (it then
+                // removed the token) or a free think it was not the first: the token is ours
+                // to put back (RE_ENQUEUE), into the queue of the chunk's current class.
+                let back_count = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], t - used));
                 let owner = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
-                if (back_count == 0 && owner != 0u && owner - 1u < OURO_BASE_CLASSES) {
+                if (back_count <= 0 && back_count + i32(t - used) > 0 && owner != 0u
+                    && owner - 1u < OURO_BASE_CLASSES) {
                     requeue_class = owner - 1u;
                 }
             }
@@ -342,10 +354,11 @@ fn cb_chunk_leaves(qm: u32, c: u32) {
     ouro_chunk_free(c);
 }
 
-// A new chunk for class k: page 0 for the caller, the others free in its bitmask, its token
-// in the queue (the semaphore told this invocation to produce).
-// `retire`: the batches its signals retire (as for ouro_p_produce).
-fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
+// A new chunk for class k: pages 0 to keep - 1 for the caller (page 0) and the other lanes
+// of its piece (ouro_c_malloc), the others free in its bitmask, its token in the queue.
+// `retire`: the batches its signals retire (as for ouro_p_produce; 0 for a chunk made
+// without the semaphore's word: a subgroup's, or a last production).
+fn cb_produce(k: u32, retire: u32, keep: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     // Filling from the start where a chunk is in sight: the class's chunk count, the
@@ -390,21 +403,15 @@ fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
     // page 0, which is ours. At most OURO_CB_WORDS exchanges.
     var settled = 0u;
     for (var w = 0u; w < words; w++) {
-        var bits = 0xffffffffu;
-        if (batch < 32u) {
-            bits = (1u << batch) - 1u;
-        }
-        if (w == 0u) {
-            bits &= ~1u; // page 0 is ours
-        }
-        settled += ouro_settle(base + w, bits);
+        settled += ouro_settle(base + w, cb_free_bits(w, batch) & ~cb_free_bits(w, keep));
     }
     // Relative, never a store: a walker that read this chunk's token in its previous life
     // may be between its decrement and its undo; an add keeps that pair balanced. Every
     // chunk's count is OURO_CB_RETIRED while it is not a chunk-based page chunk (set by the
     // init pass, restored by retirement).
-    let was = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED)));
-    if (batch > 1u) {
+    let left = batch - keep;
+    let was = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], left - bitcast<u32>(OURO_CB_RETIRED)));
+    if (left > 0u) {
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_QUEUED);
         // ct_insert, not cb_enqueue: on failure the state must go straight from queued to
         // retired below. Through none, a late requeue from c's previous life could claim
@@ -418,7 +425,7 @@ fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
             // takes nothing does. Nobody can have claimed a page of c: it has no token, and
             // a walker holding a token of c's previous life finds c's class unset (it is
             // set below, once the token is placed) and undoes its decrement.
-            atomicSub(&heap_meta[OURO_CB_COUNT + c], batch - 1u - bitcast<u32>(OURO_CB_RETIRED));
+            atomicSub(&heap_meta[OURO_CB_COUNT + c], left - bitcast<u32>(OURO_CB_RETIRED));
             atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_RETIRED);
             cb_chunk_leaves(qm, c);
             bsem_signal(qm, 0u, retire);
@@ -433,32 +440,173 @@ fn cb_produce(k: u32, retire: u32) -> HeapAlloc {
     // below zero, the retired count, and the stamp always true: the conditions wait for
     // the atomics without changing the outcome.)
     let stamped = ouro_stamp(OURO_CHUNK_INFO + c, k + 1u);
-    if (batch > 1u && stamped && was < 0) {
+    if (left > 0u && stamped && was < 0) {
         cb_show(k, c);
     }
-    bsem_signal(qm, batch - 1u, retire);
+    bsem_signal(qm, left, retire);
     ouro_fill_end(k);
+    if (keep > 1u) {
+        cb_made = c; // for the other lanes of the piece
+    }
     return ouro_grant(c << OURO_CHUNK_SHIFT, ouro_page_units(k));
 }
 
+// The chunk this invocation made for the other lanes of its piece (cb_produce with
+// keep > 1), or OURO_NO_CHUNK.
+var<private> cb_made: u32 = OURO_NO_CHUNK;
+
+// The bits of bitmask word w that pages 0 to n - 1 have.
+fn cb_free_bits(w: u32, n: u32) -> u32 {
+    let first = w << 5u;
+    if (n <= first) {
+        return 0u;
+    }
+    if (n - first >= 32u) {
+        return 0xffffffffu;
+    }
+    return (1u << (n - first)) - 1u;
+}
+
+
+#ifdef GPU_HEAP_SUBGROUPS
+// What a lane checks a value shuffled from another lane against: shuffled from the same.
+fn cb_tag(made: u32, more: vec3<u32>) -> u32 {
+    return heap_hash(made ^ heap_hash(more.x ^ heap_hash(more.y ^ heap_hash(more.z ^ 0x27d4eb2fu))));
+}
+#endif
+
+// malloc of class k. With subgroups, the lanes of a subgroup that malloc the class of its
+// first active lane begin together (the collective primitives of UAlloc, the bulk
+// semaphore paper's allocator, section 4.2.2, applied to Ouroboros's chunks):
+//   - one take of all their units; then the first lane takes as many of one chunk's count
+//     as it can use and claims their pages in one bitmask word (cb_find with want > 1),
+//     and the others take those pages by rank;
+//   - or, if the semaphore has fewer units, a fresh chunk for each piece of up to a chunk's
+//     pages worth of lanes, made at once by the piece's first lane without the semaphore's
+//     word (an unregistered production, as ouro_help_last's), whose pages 0 to n - 1 go to
+//     the piece's lanes by rank.
+// A million mallocs that each wait on one semaphore word while chunks are made, and then
+// each decrement a chunk's count and claim a bit, spend their time queued on those words
+// (BENCHMARKS.md); a subgroup's are one take and one claim, or a few productions. A lane
+// left without a page goes on alone (holding its unit if the group took them), as does
+// every lane without subgroups.
+//
+// Lanes rely on reconverging after their first lane's rounds, as UAlloc's collective does
+// after its leader's take; a lane that reads a value without the first lane's tag goes
+// on alone.
 fn ouro_c_malloc(k: u32) -> HeapAlloc {
+    let qm = ouro_queue_meta(k);
+    var held = 0u; // units of the semaphore this lane holds for itself (and its group)
+    var make = 0u; // makes a chunk at once, keeping this many pages for its piece
+    var alone = true; // runs the rounds itself
+    var seed = 0u;
+#ifdef GPU_HEAP_SUBGROUPS
+    let lead = subgroupBroadcastFirst(k);
+    let same = k == lead;
+    let same_mask = subgroupBallot(same);
+    let lanes = sg_count(same_mask);
+    let rank = subgroupExclusiveAdd(select(0u, 1u, same));
+    let grouped = same && lanes > 1u;
+    var took = false;
+    var first_seed = 0u;
+    if (grouped && rank == 0u) {
+        took = bsem_try_take(qm, lanes);
+        first_seed = atomicAdd(&heap_meta[qm + OQ_SPREAD], lanes);
+    }
+    took = subgroupBroadcastFirst(u32(took)) != 0u;
+    seed = subgroupBroadcastFirst(first_seed) + rank;
+    // The lane whose rounds serve this one: the group's first if it took the units, else
+    // the first of its piece.
+    var order = rank;
+    if (grouped && took) {
+        held = select(1u, lanes, rank == 0u);
+        alone = rank == 0u;
+    } else if (grouped) {
+        order = rank % min(ouro_batch(k), lanes);
+        alone = order == 0u;
+        make = select(0u, min(ouro_batch(k), lanes - rank), alone);
+    }
+#endif
+    if (held == 0u && make == 0u && alone) {
+        seed = atomicAdd(&heap_meta[qm + OQ_SPREAD], 1u);
+    }
+    var a = HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    // Two turns, one call site of the rounds (NIR inlines them, with a token insertion):
+    // the second for the lanes that the first lane's rounds did not serve.
+    for (var turn = 0u; turn < 2u; turn++) {
+        if (alone) {
+            cb_made = OURO_NO_CHUNK;
+            cb_found_more = vec3<u32>(0u, 0u, 0u);
+            a = ouro_c_rounds(k, held, make, heap_hash(seed));
+        }
+#ifdef GPU_HEAP_SUBGROUPS
+        if (turn == 0u && grouped) {
+            // From the lane that served this one: a fresh chunk (pages by order within the
+            // piece) or the pages it claimed for its group (by order after its own).
+            let first = sg_nth_set_bit(same_mask, rank - order);
+            let made = subgroupShuffle(cb_made, first);
+            let more = subgroupShuffle(cb_found_more, first);
+            let tag = subgroupShuffle(cb_tag(cb_made, cb_found_more), first);
+            if (order == 0u) {
+                break;
+            }
+            let tagged = tag == cb_tag(made, more);
+            let pu = ouro_page_units(k);
+            if (tagged && !took && made < OURO_CHUNKS) {
+                return ouro_grant((made << OURO_CHUNK_SHIFT) + order * pu, pu);
+            }
+            if (tagged && took && order - 1u < countOneBits(more.z) && more.x < OURO_CHUNKS) {
+                let page = (more.y << 5u) + heap_nth_bit(more.z, order - 1u);
+                return ouro_grant((more.x << OURO_CHUNK_SHIFT) + page * pu, pu);
+            }
+            alone = true;
+            if (!took) {
+                seed = atomicAdd(&heap_meta[qm + OQ_SPREAD], 1u);
+            }
+            continue;
+        }
+#endif
+        break;
+    }
+    return a;
+}
+
+// The rounds of one malloc of class k on the semaphore (the header says how they end):
+// `held` > 0, it begins with that many units taken, one its own and the others for lanes of
+// its group (cb_find's `want`); `make` > 0, it begins by making a chunk, keeping that many
+// pages (cb_produce).
+fn ouro_c_rounds(k: u32, held: u32, make: u32, seed: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     var st = bsem_new_wait();
-    var spread = heap_hash(atomicAdd(&heap_meta[qm + OQ_SPREAD], 1u));
+    var spread = seed;
     var misses = 0u;
     var round = 0u;
     var patience = 0u;
     // Rounds since our production found no memory while no pages were coming (0: none).
     var dry = 0u;
+    var first = true;
     loop {
         let last = round + 1u == OURO_ROUNDS;
         var produce = false;
         var retire = 1u;
+        var keep = 1u;
         var waiting_on_pages = false;
-        let r = ouro_take_step(qm, batch, &st, dry);
+        var r = BSEM_PENDING;
+        var want = 1u;
+        if (first && make > 0u) {
+            produce = true;
+            retire = 0u;
+            keep = make;
+        } else if (first && held > 0u) {
+            r = BSEM_GOT;
+            want = held;
+        } else {
+            r = ouro_take_step(qm, batch, &st, dry);
+        }
+        first = false;
         if (r == BSEM_GOT) {
-            let unit = cb_find(k, spread);
+            let unit = cb_find(k, spread, want);
             if (unit != OURO_CB_NONE) {
                 return ouro_grant(unit, ouro_page_units(k));
             }
@@ -487,7 +635,7 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
         }
         // One call site of cb_produce (NIR inlines it, with a whole token insertion).
         if (produce) {
-            let a = cb_produce(k, retire);
+            let a = cb_produce(k, retire, keep);
             if (last || a.status != HEAP_OUT_OF_MEMORY) {
                 return a;
             }

@@ -50,6 +50,9 @@ fn ouro_queue_info(q: u32) -> u32 {
 #ifdef OURO_CHUNK_BASED
 #include "../core/summary_bitmap.wgsl"
 #include "chunk_tokens.wgsl"
+#ifdef GPU_HEAP_SUBGROUPS
+#include "../core/subgroup.wgsl"
+#endif
 #include "chunk_based.wgsl"
 #endif
 #ifdef GPU_HEAP_GROWABLE

@@ -32,7 +32,7 @@
 // operations; if that fails they return their reservation: HEAP_CONTENTION.
 
 #include "bitmap.wgsl"
-#include "subgroup.wgsl"
+#include "../core/subgroup.wgsl"
 
 const CORW_ROUNDS: u32 = 64u;
 const CORW_PASSES: u32 = 32u;

@@ -75,7 +75,7 @@
 #include "walk.wgsl"
 #include "bitmap_hooks.wgsl"
 #ifdef GPU_HEAP_SUBGROUPS
-#include "subgroup.wgsl"
+#include "../core/subgroup.wgsl"
 #endif
 
 const RWM_USED: u32 = WALK_STATE;

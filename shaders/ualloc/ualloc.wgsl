@@ -544,18 +544,6 @@ fn ua_find_counts(c: u32, seed: u32, k: u32) -> vec3<u32> {
     return vec3<u32>(SB_NONE, 0u, 0u);
 }
 
-// The lowest `n` set bits of `word`.
-fn ua_lowest_bits(word: u32, n: u32) -> u32 {
-    var left = word;
-    var picked = 0u;
-    for (var i = 0u; i < n && left != 0u; i++) {
-        let b = left & (0u - left);
-        picked |= b;
-        left ^= b;
-    }
-    return picked;
-}
-
 // The collective first attempt of the lanes of a subgroup that malloc the class of its
 // first active lane (the collective primitives of section 4.2.2 as subgroup operations),
 // in two halves around ua_malloc's one call of the tree buddy. ua_collective_take: one
@@ -636,7 +624,7 @@ fn ua_collective_take(c: u32) -> UaGroup {
         if (g.have > 0u && words == 1u) {
             let word = UA_BITMAP + UA_BITMAP_WORDS * g.bin;
             let free = ~atomicLoad(&heap_meta[word]) & ua_word_mask(g.blocks);
-            let pick = ua_lowest_bits(free, g.have);
+            let pick = heap_lowest_bits(free, g.have);
             if (pick != 0u) {
                 g.got = pick & ~atomicOr(&heap_meta[word], pick);
             }
@@ -716,7 +704,7 @@ fn ua_collective_place(g: UaGroup, fresh: u32) -> UaCollective {
         var got = 0u;
         if (waiting && order == 0u) {
             let free = ~atomicLoad(&heap_meta[base + w]) & mask;
-            let pick = ua_lowest_bits(free, need);
+            let pick = heap_lowest_bits(free, need);
             if (pick != 0u) {
                 got = pick & ~atomicOr(&heap_meta[base + w], pick);
             }

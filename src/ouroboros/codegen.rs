@@ -13,6 +13,9 @@ impl OuroGeometry {
         if self.cb_words > 0 {
             let _ = writeln!(s, "#define OURO_CHUNK_BASED");
         }
+        if self.subgroups {
+            let _ = writeln!(s, "#define GPU_HEAP_SUBGROUPS");
+        }
         if self.qc_words > 0 {
             // Queue chunks with their own start, next and count words (linked queues, and
             // the chunk-based front end's token log).

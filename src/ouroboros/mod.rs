@@ -127,6 +127,8 @@ pub(crate) struct OuroGeometry {
     /// `2^cb_index_shift() >= chunks` indices. Its layers' first words; empty if page-based.
     pub cb_index: Vec<u64>,
     pub meta_words: u64,
+    /// Chunk-based with subgroups: `GPU_HEAP_SUBGROUPS` (OuroPlanInput::subgroups).
+    pub subgroups: bool,
 }
 
 /// The Ouroboros strategies' parameters ([`crate::HeapConfig::ouroboros`]).
@@ -174,6 +176,9 @@ pub(crate) struct OuroPlanInput {
     pub queue_kind: QueueKind,
     /// Chunk-based front end for the classes up to one chunk (queues of chunk tokens).
     pub chunk_based: bool,
+    /// The device has subgroups: the chunk-based mallocs of a subgroup take their units,
+    /// or make their chunks, together (chunk_based.wgsl).
+    pub subgroups: bool,
 }
 
 impl OuroGeometry {
@@ -401,6 +406,7 @@ impl OuroGeometry {
             cb_words,
             cb_index,
             meta_words: next,
+            subgroups: p.subgroups && p.chunk_based,
         })
     }
 
@@ -544,6 +550,10 @@ impl StrategyPlan for OuroGeometry {
 
     fn queue_reserve_chunks(&self) -> u64 {
         self.queue_reserve()
+    }
+
+    fn uses_subgroups(&self) -> bool {
+        self.subgroups
     }
 
     /// Virtualized queues make their queue chunks from fresh chunks without emptying them

@@ -10,6 +10,7 @@ fn params(bytes: u64, stride: u64) -> OuroPlanInput {
         max_binding: 128 << 20,
         queue_kind: QueueKind::Standard,
         chunk_based: false,
+        subgroups: false,
     }
 }
 

@@ -21,6 +21,10 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
         include_str!("../../shaders/core/bits.wgsl"),
     ),
     (
+        "core/subgroup.wgsl",
+        include_str!("../../shaders/core/subgroup.wgsl"),
+    ),
+    (
         "core/stats.wgsl",
         include_str!("../../shaders/core/stats.wgsl"),
     ),
@@ -47,10 +51,6 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
     (
         "random_walk/rw.wgsl",
         include_str!("../../shaders/random_walk/rw.wgsl"),
-    ),
-    (
-        "random_walk/subgroup.wgsl",
-        include_str!("../../shaders/random_walk/subgroup.wgsl"),
     ),
     (
         "random_walk/corw.wgsl",

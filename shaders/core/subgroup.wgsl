@@ -1,24 +1,28 @@
 // Helpers over subgroup ballot masks (vec4<u32>: lane i is bit i % 32 of component i / 32,
-// so subgroups of up to 128 lanes are covered). Included only in builds for devices with
-// wgpu::Features::SUBGROUP. Loops: sg_nth_set_bit looks at 4 words, and halves one 5 times.
+// so subgroups of up to 128 lanes are covered), for the strategies whose lanes work
+// together (the random walks, Ouroboros's chunk-based mallocs). Included only in builds
+// for devices with wgpu::Features::SUBGROUP. Loops: sg_nth_set_bit looks at 4 words, and
+// halves one 5 times.
+
+const SG_NONE: u32 = 0xffffffffu;
 
 fn sg_count(mask: vec4<u32>) -> u32 {
     let c = countOneBits(mask);
     return c.x + c.y + c.z + c.w;
 }
 
-// The lowest lane of a mask, or WALK_NONE for an empty mask.
+// The lowest lane of a mask, or SG_NONE for an empty mask.
 fn sg_first(mask: vec4<u32>) -> u32 {
     for (var c = 0u; c < 4u; c++) {
         if (mask[c] != 0u) {
             return 32u * c + firstTrailingBit(mask[c]);
         }
     }
-    return WALK_NONE;
+    return SG_NONE;
 }
 
 // The lane of the set bit of rank k (0-based) in a mask (heap_nth_bit within its word), or
-// WALK_NONE if there are not k + 1.
+// SG_NONE if there are not k + 1.
 fn sg_nth_set_bit(mask: vec4<u32>, k: u32) -> u32 {
     var rank = k;
     for (var c = 0u; c < 4u; c++) {
@@ -29,5 +33,5 @@ fn sg_nth_set_bit(mask: vec4<u32>, k: u32) -> u32 {
         }
         rank -= count;
     }
-    return WALK_NONE;
+    return SG_NONE;
 }

@@ -70,8 +70,18 @@ fn every_strategy_through_the_js_module_on_dawn_and_the_demo_page_in_chromium() 
     let plain = gpu_heap::Strategy::ALL
         .iter()
         .map(|s| (s.to_string(), false));
-    let subgroups =
-        ["rw-bm", "rw", "corw", "rw-malloc", "tbuddy", "ualloc"].map(|s| (s.to_string(), true));
+    let subgroups = [
+        "rw-bm",
+        "rw",
+        "corw",
+        "rw-malloc",
+        "ouro-c-s",
+        "ouro-c-va",
+        "ouro-c-vl",
+        "tbuddy",
+        "ualloc",
+    ]
+    .map(|s| (s.to_string(), true));
     for (strategy, with_subgroups) in plain.chain(subgroups) {
         let name = if with_subgroups {
             format!("{strategy}+subgroups")

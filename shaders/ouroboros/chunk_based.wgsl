@@ -10,10 +10,12 @@
 // free pages (a summary bitmap per class, core/summary_bitmap.wgsl); one walk in eight
 // first reads a few positions of the queue from the front, which keeps the queue moving
 // (cb_find). Whoever takes a chunk's last page removes its token (the paper's DEQUEUE
-// mode); whoever brings a chunk's count from zero back to one (a free, or a walker undoing
-// its decrement: the paper's RE_ENQUEUE case) puts a token back. A free that makes every
-// page of the chunk free takes the chunk's pages out of the semaphore, removes its token
-// and returns the chunk to the pool, so it can serve any class.
+// mode); whoever raises a chunk's count from zero or below to above it (a free, or a
+// walker undoing its decrement: the paper's RE_ENQUEUE case) puts a token back. A free
+// that makes every page of the chunk free takes the chunk's pages out of the semaphore,
+// removes its token and returns the chunk to the pool, so it can serve any class. Where
+// subgroups exist a subgroup's mallocs of one class, and its frees of one bitmask word, go
+// together (ouro_c_malloc, ouro_c_free).
 //
 // State per chunk c (heap_meta): OURO_CB_COUNT + c free pages not yet claimed (i32;
 // OURO_CB_RETIRED, plus walkers' momentary decrements, while c is not a chunk-based page
@@ -53,8 +55,8 @@
 //     walker that loaded it just before; the walker checks the chunk's class after its
 //     decrement and undoes it if the chunk changed hands. The same check covers index bits.
 //   - The index may show chunks without free pages (a walker that finds one hides it), but
-//     a chunk of class k with free pages is shown: whoever raises its count from zero, or
-//     makes it (cb_produce), sets its bit afterwards (cb_requeue, which every raise
+//     a chunk of class k with free pages is shown: whoever raises its count from zero or
+//     below, or makes it (cb_produce), sets its bit afterwards (cb_requeue, which every raise
 //     reaches), and a walker that clears the bit looks at the count again afterwards
 //     (cb_hide).
 //
@@ -80,7 +82,9 @@
 // chunks being filled waits on for those pages, and one that finds nothing coming goes dry
 // for at most OURO_DRY_ROUNDS rounds, as in page_based.wgsl. It fails with
 // HEAP_OUT_OF_MEMORY once dry with nothing coming, or when its rounds are spent and its
-// last production (registered or not: ouro_help_last) finds no memory.
+// last production (registered or not: ouro_help_last) finds no memory. With subgroups, a
+// lane may wait through the rounds of up to CB_GROUP_TURNS lanes serving it before its
+// own; a subgroup's frees group by word in at most one iteration per lane (128).
 
 const OURO_CB_RETIRED: i32 = -16777216;
 const OURO_CB_NONE: u32 = 0xffffffffu;
@@ -219,7 +223,8 @@ const CB_FRONT_WALKERS: u32 = 8u;
 const CB_FRONT_STEPS: u32 = 32u;
 const CB_INDEX_LOOKUPS: u32 = 8u;
 
-// Finds a chunk of class k with a free page and claims one (the caller holds a count unit).
+// Finds a chunk of class k with a free page and claims one (the caller holds a unit of the
+// class semaphore for it).
 // Walks look chunks up in the index of chunks with free pages, a few loads each. Reading
 // the token set instead costs a load per position, a fill leaves most positions between
 // the hint and the back removed, and a dispatch lasts as long as its longest walk. One walk
@@ -232,8 +237,8 @@ const CB_INDEX_LOOKUPS: u32 = 8u;
 // (NIR inlines every call: cb_requeue, which inlines an insertion, has one call site in
 // the loop, taken at the end of an iteration that needs it; so do ct_remove and cb_hide.)
 //
-// `want`: count units the caller holds for itself and for other lanes (ouro_c_malloc); it
-// takes up to that many of one chunk's count and claims pages for them in one bitmask word,
+// `want`: semaphore units the caller holds for itself and for other lanes (ouro_c_malloc);
+// it takes up to that many of one chunk's count and claims pages for them in one bitmask word,
 // its own and the others' (cb_found_more), and gives back the count it could not use.
 fn cb_find(k: u32, spread: u32, want: u32) -> u32 {
     let qm = ouro_queue_meta(k);
@@ -355,7 +360,8 @@ fn cb_chunk_leaves(qm: u32, c: u32) {
 }
 
 // A new chunk for class k: pages 0 to keep - 1 for the caller (page 0) and the other lanes
-// of its piece (ouro_c_malloc), the others free in its bitmask, its token in the queue.
+// of its piece (ouro_c_malloc), the others free in its bitmask with a token in the queue
+// (none if keep is the whole chunk).
 // `retire`: the batches its signals retire (as for ouro_p_produce; 0 for a chunk made
 // without the semaphore's word: a subgroup's, or a last production).
 fn cb_produce(k: u32, retire: u32, keep: u32) -> HeapAlloc {
@@ -433,13 +439,19 @@ fn cb_produce(k: u32, retire: u32, keep: u32) -> HeapAlloc {
             return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
         }
     } else {
+        // Every page is the caller's piece's: no token and no index bit until a first free
+        // (a late requeue of c's previous life that claims this state finds the class unset
+        // and drops its claim; a free that meanwhile saw it claimed leaves c without a
+        // token, shown in the index all the same).
         atomicStore(&heap_meta[OURO_CB_QUEUED + c], OURO_CB_TOKEN_NONE);
     }
     // Shown only once the count and the class have taken effect: a walker that finds the
-    // bit reads both, and one that read them old would hide c for good. (`was` is always
-    // below zero, the retired count, and the stamp always true: the conditions wait for
-    // the atomics without changing the outcome.)
-    let stamped = ouro_stamp(OURO_CHUNK_INFO + c, k + 1u);
+    // bit reads both, and one that read them old would hide c for good. The stamp also
+    // waits for the exchanges, so a chunk with no token is found (after its first free)
+    // with its bitmask of this life. (`settled <= words` and the stamp are always true and
+    // `was` is always below zero, the retired count: the conditions wait for the atomics
+    // without changing the outcome.)
+    let stamped = settled <= words && ouro_stamp(OURO_CHUNK_INFO + c, k + 1u);
     if (left > 0u && stamped && was < 0) {
         cb_show(k, c);
     }
@@ -467,11 +479,36 @@ fn cb_free_bits(w: u32, n: u32) -> u32 {
     return (1u << (n - first)) - 1u;
 }
 
+// Turns in which a subgroup's lanes that took their units together are served together
+// (ouro_c_malloc): each serves at least its first lane.
+const CB_GROUP_TURNS: u32 = 4u;
 
 #ifdef GPU_HEAP_SUBGROUPS
-// What a lane checks a value shuffled from another lane against: shuffled from the same.
-fn cb_tag(made: u32, more: vec3<u32>) -> u32 {
-    return heap_hash(made ^ heap_hash(more.x ^ heap_hash(more.y ^ heap_hash(more.z ^ 0x27d4eb2fu))));
+// Who served a lane: the serving lane's class and turn, compared by the lanes it serves.
+fn cb_server_stamp(k: u32, turn: u32) -> u32 {
+    return (k << 8u) | turn;
+}
+
+// Pages a serving lane had for lanes that did not take them (they met it elsewhere, or
+// not at all): back to chunk c as if freed, bits set first, then the count. A raise of the
+// count from zero or below shows c in the index (the token follows with the chunk's next
+// first free; mallocs find it through the index meanwhile). `signal`: the pages were never
+// counted by the semaphore (a fresh chunk's), so their units are signalled too; pages the
+// group took units for are not, since the lanes they were for still hold those units.
+// Never retires c: a chunk left whole here stays with its class.
+fn cb_give_back(k: u32, c: u32, word: u32, bits: u32, signal: bool) {
+    if (bits == 0u) {
+        return;
+    }
+    let n = countOneBits(bits);
+    atomicOr(&heap_meta[OURO_CB_BITS + c * OURO_CB_WORDS + word], bits);
+    let old = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], n));
+    if (old <= 0 && old + i32(n) > 0) {
+        cb_show(k, c);
+    }
+    if (signal) {
+        bsem_signal(ouro_queue_meta(k), n, 0u);
+    }
 }
 #endif
 
@@ -480,20 +517,23 @@ fn cb_tag(made: u32, more: vec3<u32>) -> u32 {
 // semaphore paper's allocator, section 4.2.2, applied to Ouroboros's chunks):
 //   - one take of all their units; then the first lane takes as many of one chunk's count
 //     as it can use and claims their pages in one bitmask word (cb_find with want > 1),
-//     and the others take those pages by rank;
-//   - or, if the semaphore has fewer units, a fresh chunk for each piece of up to a chunk's
-//     pages worth of lanes, made at once by the piece's first lane without the semaphore's
-//     word (an unregistered production, as ouro_help_last's), whose pages 0 to n - 1 go to
-//     the piece's lanes by rank.
+//     and the others take those pages by rank; lanes it did not serve regroup behind the
+//     first of them, for up to CB_GROUP_TURNS turns;
+//   - or, if the semaphore shows no units at all, a fresh chunk for each piece of up to a
+//     chunk's pages worth of lanes, made at once by the piece's first lane without the
+//     semaphore's word (an unregistered production, as ouro_help_last's), whose pages 0 to
+//     n - 1 go to the piece's lanes by rank. (With a few units, too few for all, each lane
+//     goes on alone: pieces would make chunks while the class has free pages.)
 // A million mallocs that each wait on one semaphore word while chunks are made, and then
 // each decrement a chunk's count and claim a bit, spend their time queued on those words
 // (BENCHMARKS.md); a subgroup's are one take and one claim, or a few productions. A lane
 // left without a page goes on alone (holding its unit if the group took them), as does
 // every lane without subgroups.
 //
-// Lanes rely on reconverging after their first lane's rounds, as UAlloc's collective does
-// after its leader's take; a lane that reads a value without the first lane's tag goes
-// on alone.
+// The hand-over is exact whether or not the lanes reconverge after their first lane's
+// rounds: a lane takes a page only from a serving lane it meets (in the ballot of the lanes
+// at the shuffle) with its own class and turn, and the serving lane gives back every page
+// whose lane did not take it (the ballot of those that did: cb_give_back).
 fn ouro_c_malloc(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     var held = 0u; // units of the semaphore this lane holds for itself (and its group)
@@ -503,17 +543,20 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
 #ifdef GPU_HEAP_SUBGROUPS
     let lead = subgroupBroadcastFirst(k);
     let same = k == lead;
-    let same_mask = subgroupBallot(same);
+    var same_mask = subgroupBallot(same);
     let lanes = sg_count(same_mask);
-    let rank = subgroupExclusiveAdd(select(0u, 1u, same));
-    let grouped = same && lanes > 1u;
+    var rank = subgroupExclusiveAdd(select(0u, 1u, same));
+    var grouped = same && lanes > 1u;
     var took = false;
+    var empty = false;
     var first_seed = 0u;
     if (grouped && rank == 0u) {
         took = bsem_try_take(qm, lanes);
+        empty = !took && bsem_count(qm) <= 0;
         first_seed = atomicAdd(&heap_meta[qm + OQ_SPREAD], lanes);
     }
     took = subgroupBroadcastFirst(u32(took)) != 0u;
+    empty = subgroupBroadcastFirst(u32(empty)) != 0u;
     seed = subgroupBroadcastFirst(first_seed) + rank;
     // The lane whose rounds serve this one: the group's first if it took the units, else
     // the first of its piece.
@@ -521,45 +564,93 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
     if (grouped && took) {
         held = select(1u, lanes, rank == 0u);
         alone = rank == 0u;
-    } else if (grouped) {
+    } else if (grouped && empty) {
         order = rank % min(ouro_batch(k), lanes);
         alone = order == 0u;
         make = select(0u, min(ouro_batch(k), lanes - rank), alone);
+    } else {
+        grouped = false;
     }
 #endif
     if (held == 0u && make == 0u && alone) {
         seed = atomicAdd(&heap_meta[qm + OQ_SPREAD], 1u);
     }
     var a = HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-    // Two turns, one call site of the rounds (NIR inlines them, with a token insertion):
-    // the second for the lanes that the first lane's rounds did not serve.
-    for (var turn = 0u; turn < 2u; turn++) {
+    // Turns around one call site of the rounds (NIR inlines them, with a token insertion):
+    // in each, the lanes still grouped are served by their first lane's rounds; then (or
+    // after a piece's chunk that was not made) every lane left runs its own.
+    for (var turn = 0u; turn <= CB_GROUP_TURNS; turn++) {
         if (alone) {
             cb_made = OURO_NO_CHUNK;
             cb_found_more = vec3<u32>(0u, 0u, 0u);
             a = ouro_c_rounds(k, held, make, heap_hash(seed));
         }
 #ifdef GPU_HEAP_SUBGROUPS
-        if (turn == 0u && grouped) {
+        if (grouped) {
             // From the lane that served this one: a fresh chunk (pages by order within the
             // piece) or the pages it claimed for its group (by order after its own).
             let first = sg_nth_set_bit(same_mask, rank - order);
-            let made = subgroupShuffle(cb_made, first);
-            let more = subgroupShuffle(cb_found_more, first);
-            let tag = subgroupShuffle(cb_tag(cb_made, cb_found_more), first);
+            let present = subgroupBallot(true);
+            let stamp = subgroupShuffle(cb_server_stamp(k, turn), first);
+            let met = (present[first >> 5u] & (1u << (first & 31u))) != 0u
+                && stamp == cb_server_stamp(k, turn);
+            var more = vec3<u32>(0u, 0u, 0u);
+            var made = OURO_NO_CHUNK;
+            if (took) {
+                more = subgroupShuffle(cb_found_more, first);
+            } else {
+                made = subgroupShuffle(cb_made, first);
+            }
+            let pu = ouro_page_units(k);
+            var mine = OURO_CB_NONE;
+            if (met && order > 0u && made < OURO_CHUNKS) {
+                mine = (made << OURO_CHUNK_SHIFT) + order * pu;
+            }
+            if (met && order > 0u && order - 1u < countOneBits(more.z) && more.x < OURO_CHUNKS) {
+                mine = (more.x << OURO_CHUNK_SHIFT) + ((more.y << 5u) + heap_nth_bit(more.z, order - 1u)) * pu;
+            }
+            let taken = subgroupBallot(mine != OURO_CB_NONE);
             if (order == 0u) {
+                // Serving lane: give back what its lanes did not take.
+                var left_bits = 0u;
+                if (took) {
+                    for (var i = 1u; i <= countOneBits(cb_found_more.z); i++) {
+                        let lane = sg_nth_set_bit(same_mask, rank + i);
+                        if (lane == SG_NONE || (taken[lane >> 5u] & (1u << (lane & 31u))) == 0u) {
+                            left_bits |= 1u << heap_nth_bit(cb_found_more.z, i - 1u);
+                        }
+                    }
+                    cb_give_back(k, cb_found_more.x, cb_found_more.y, left_bits, false);
+                } else if (cb_made < OURO_CHUNKS) {
+                    for (var i = 1u; i < make; i++) {
+                        let lane = sg_nth_set_bit(same_mask, rank + i);
+                        if (lane == SG_NONE || (taken[lane >> 5u] & (1u << (lane & 31u))) == 0u) {
+                            cb_give_back(k, cb_made, i >> 5u, 1u << (i & 31u), true);
+                        }
+                    }
+                }
                 break;
             }
-            let tagged = tag == cb_tag(made, more);
-            let pu = ouro_page_units(k);
-            if (tagged && !took && made < OURO_CHUNKS) {
-                return ouro_grant((made << OURO_CHUNK_SHIFT) + order * pu, pu);
+            if (mine != OURO_CB_NONE) {
+                return ouro_grant(mine, pu);
             }
-            if (tagged && took && order - 1u < countOneBits(more.z) && more.x < OURO_CHUNKS) {
-                let page = (more.y << 5u) + heap_nth_bit(more.z, order - 1u);
-                return ouro_grant((more.x << OURO_CHUNK_SHIFT) + page * pu, pu);
-            }
+            // Not served: each holds its unit if the group took them.
             alone = true;
+            held = u32(took);
+            make = 0u;
+            grouped = false;
+            if (took && turn + 1u < CB_GROUP_TURNS) {
+                // The lanes of class k meeting here regroup behind the first of them.
+                let again = k == subgroupBroadcastFirst(k);
+                same_mask = subgroupBallot(again);
+                rank = subgroupExclusiveAdd(select(0u, 1u, again));
+                order = rank;
+                grouped = again && sg_count(same_mask) > 1u;
+                if (grouped) {
+                    held = select(1u, sg_count(same_mask), rank == 0u);
+                    alone = rank == 0u;
+                }
+            }
             if (!took) {
                 seed = atomicAdd(&heap_meta[qm + OQ_SPREAD], 1u);
             }
@@ -680,17 +771,23 @@ const OURO_CB_SETTLE: u32 = 64u;
 // check it. So a take that fails is retried (OURO_CB_SETTLE times) while every page of c
 // is still free: with one take deciding, chunks whose pages are all free can stay with
 // their class.
-fn cb_retire(k: u32, c: u32) -> u32 {
+//
+// `own`: units of c's pages that the caller (the free that made the count whole) holds
+// and has not signalled: the take is the rest, so a retiring free makes two atomics fewer
+// on the semaphore's busiest word, and a chunk of one page none. Given back (signalled)
+// unless c is retired.
+fn cb_retire(k: u32, c: u32, own: u32) -> u32 {
     let qm = ouro_queue_meta(k);
     let batch = ouro_batch(k);
     var taken = false;
     for (var round = 0u; round < OURO_CB_SETTLE && !taken; round++) {
         if (bitcast<i32>(atomicLoad(&heap_meta[OURO_CB_COUNT + c])) != i32(batch)) {
-            return CB_KEPT;
+            break;
         }
-        taken = bsem_try_take(qm, batch);
+        taken = own == batch || bsem_try_take(qm, batch - own);
     }
     if (!taken) {
+        bsem_signal(qm, own, 0u);
         return CB_KEPT;
     }
     let x = atomicCompareExchangeWeak(&heap_meta[OURO_CB_COUNT + c], batch, bitcast<u32>(OURO_CB_RETIRED));
@@ -740,18 +837,71 @@ fn cb_all_free(c: u32, batch: u32) -> bool {
     return false;
 }
 
+// The pages of one bitmask word that the lanes of a subgroup free together: for the first
+// lane of each word, how many and their bits; (0, 0) for the others. Lanes that free pages
+// of the word of the first lane still looking join it, one word per iteration, so a
+// subgroup's frees of the pages it got together (ouro_c_malloc) cost one atomic on the
+// word and one on the chunk's count, where they would queue one each per lane. Every
+// subgroup operation is among the lanes that meet at it, so lanes that do not reconverge
+// only free in smaller groups. Without subgroups: (1, bit). At most one iteration per lane
+// of a subgroup (128).
+fn cb_free_together(word: u32, bit: u32) -> vec2<u32> {
+#ifdef GPU_HEAP_SUBGROUPS
+    for (var i = 0u; i < 128u; i++) {
+        if (word == subgroupBroadcastFirst(word)) {
+            let n = subgroupAdd(1u);
+            let bits = subgroupOr(bit);
+            if (subgroupExclusiveAdd(1u) == 0u) {
+                return vec2<u32>(n, bits);
+            }
+            return vec2<u32>(0u, 0u);
+        }
+    }
+#endif
+    return vec2<u32>(1u, bit);
+}
+
+// Signals the n units of a free of class k that does not retire its chunk. With subgroups,
+// the lanes doing so for the class of the first of them signal together: one atomic on the
+// semaphore's count where there would be one per lane.
+fn cb_signal_frees(qm: u32, k: u32, n: u32) {
+#ifdef GPU_HEAP_SUBGROUPS
+    if (k == subgroupBroadcastFirst(k)) {
+        let all = subgroupAdd(n);
+        if (subgroupExclusiveAdd(1u) == 0u) {
+            bsem_signal(qm, all, 0u);
+        }
+        return;
+    }
+#endif
+    bsem_signal(qm, n, 0u);
+}
+
 fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
     let qm = ouro_queue_meta(k);
     let pu = ouro_page_units(k);
     let batch = ouro_batch(k);
     let c = unit >> OURO_CHUNK_SHIFT;
     let page = (unit & (OURO_CHUNK_UNITS - 1u)) / pu;
-    atomicOr(&heap_meta[OURO_CB_BITS + c * OURO_CB_WORDS + (page >> 5u)], 1u << (page & 31u));
-    let old = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], 1u));
-    bsem_signal(qm, 1u, 0u);
-    // The last free retires the chunk; the first one (FIRST_FREE) puts its token back.
-    var retire = old + 1 == i32(batch);
-    var requeue = old == 0;
+    let word = OURO_CB_BITS + c * OURO_CB_WORDS + (page >> 5u);
+    let pages = cb_free_together(word, 1u << (page & 31u));
+    if (pages.x == 0u) {
+        return HeapFree(pu, HEAP_OK); // freed by the first lane of its word
+    }
+    let n = pages.x;
+    atomicOr(&heap_meta[word], pages.y);
+    let old = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], n));
+    // The free that makes the count whole retires the chunk, with its units (cb_retire);
+    // the one that raises it from zero (FIRST_FREE) puts its token back. (From zero or
+    // below: a walker's momentary decrement can hold it below zero, and its undo then no
+    // longer raises it from zero when n > 1.)
+    var retire = old + i32(n) == i32(batch);
+    var requeue = old <= 0 && old + i32(n) > 0;
+    var own = n;
+    if (!retire) {
+        cb_signal_frees(qm, k, n);
+        own = 0u;
+    }
     // Two passes, one call site each of cb_retire and cb_requeue (NIR inlines them). On a
     // GPU the first and the last free of a chunk often run side by side; a retirement that
     // finds the token still being placed is undone, so the placer, once its token is in,
@@ -759,7 +909,8 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
     // filled with small blocks and emptied again stay with their class).
     for (var step = 0u; step < 2u; step++) {
         if (retire) {
-            let r = cb_retire(k, c);
+            let r = cb_retire(k, c, own);
+            own = 0u; // retired with c, or given back
             if (r == CB_RETIRED) {
                 break;
             }

@@ -124,7 +124,7 @@ fn strategy_trim_check(i: u32, from_units: u32, to_units: u32) -> bool {
     if (info != 0u && info - 1u < OURO_BASE_CLASSES) {
         // No live page: every page is free, so a retirement that gave up at the last free
         // succeeds now (see the header).
-        return cb_retire(info - 1u, c) == CB_RETIRED;
+        return cb_retire(info - 1u, c, 0u) == CB_RETIRED;
     }
 #endif
     return info == 0u || info == OURO_INFO_EMPTIED || ouro_purgeable(info - 1u);

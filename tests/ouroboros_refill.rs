@@ -77,6 +77,10 @@ struct Refill {
 
 impl Refill {
     fn new(strategy: Strategy) -> Refill {
+        Refill::with_kernel(strategy, KERNEL)
+    }
+
+    fn with_kernel(strategy: Strategy, kernel: &str) -> Refill {
         let gpu = common::gpu();
         let heap = GpuHeap::with_config(
             &gpu.device,
@@ -91,7 +95,7 @@ impl Refill {
         Refill {
             strategy,
             gpu,
-            kernel: Kernel::new(gpu, &heap, KERNEL, "phase", &[common::RW; 3]),
+            kernel: Kernel::new(gpu, &heap, kernel, "phase", &[common::RW; 3]),
             held: common::storage_from(gpu, "held", &vec![0; slots as usize]),
             out: common::storage(gpu, "out", 16),
             params: common::storage(gpu, "params", 16),
@@ -144,8 +148,8 @@ impl Refill {
     }
 }
 
-fn refill(strategy: Strategy) {
-    let r = Refill::new(strategy);
+fn refill(r: Refill) {
+    let strategy = r.strategy;
     let filled = r.fill();
     let live = r.capacity as u64;
     let live_now = || r.heap.stats().unwrap().allocations_live;
@@ -176,8 +180,27 @@ fn refill(strategy: Strategy) {
 #[test]
 fn chunk_based_variants_find_every_freed_page_of_a_full_heap() {
     for strategy in [Strategy::OuroCS, Strategy::OuroCVA, Strategy::OuroCVL] {
-        refill(strategy);
+        refill(Refill::new(strategy));
     }
+}
+
+/// The same with a test build in which a hashed half of the lanes of a subgroup refuse the
+/// pages their serving lane claimed or made for them (chunk_based.wgsl's
+/// GPU_HEAP_TEST_REFUSE_HAND_OVER), as lanes that do not reconverge after its rounds would:
+/// the serving lane gives those pages back and the lanes go on without them, so the fill and
+/// the refill still get every page, and none twice.
+#[test]
+fn chunk_based_hand_over_refused_loses_no_page() {
+    if !common::gpu()
+        .device
+        .features()
+        .contains(wgpu::Features::SUBGROUP)
+    {
+        eprintln!("no subgroups on this device: no hand-over to refuse");
+        return;
+    }
+    let kernel = format!("#define GPU_HEAP_TEST_REFUSE_HAND_OVER\n{KERNEL}");
+    refill(Refill::with_kernel(Strategy::OuroCS, &kernel));
 }
 
 /// A full heap of a page-based variant on virtualized queues, one block freed at a time in

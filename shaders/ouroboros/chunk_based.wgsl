@@ -609,6 +609,14 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             if (met && order > 0u && order - 1u < countOneBits(more.z) && more.x < OURO_CHUNKS) {
                 mine = (more.x << OURO_CHUNK_SHIFT) + ((more.y << 5u) + heap_nth_bit(more.z, order - 1u)) * pu;
             }
+#ifdef GPU_HEAP_TEST_REFUSE_HAND_OVER
+            // Tests only (tests/ouroboros_refill.rs): a hashed half of the lanes refuse what
+            // their serving lane has for them, as lanes that met it elsewhere would, so that
+            // the give-back and the lanes going on without it run.
+            if ((heap_hash(seed ^ turn) & 1u) == 0u) {
+                mine = OURO_CB_NONE;
+            }
+#endif
             let taken = subgroupBallot(mine != OURO_CB_NONE);
             if (order == 0u) {
                 // Serving lane: give back what its lanes did not take.

@@ -530,10 +530,15 @@ fn cb_give_back(k: u32, c: u32, word: u32, bits: u32, signal: bool) {
 // left without a page goes on alone (holding its unit if the group took them), as does
 // every lane without subgroups.
 //
-// The hand-over is exact whether or not the lanes reconverge after their first lane's
-// rounds: a lane takes a page only from a serving lane it meets (in the ballot of the lanes
-// at the shuffle) with its own class and turn, and the serving lane gives back every page
-// whose lane did not take it (the ballot of those that did: cb_give_back).
+// The hand-over does not need the lanes to reconverge after their first lane's rounds: a
+// lane takes a page only from a serving lane it meets (in the ballot of the lanes at the
+// shuffle) with its own class and turn, and the serving lane gives back every page whose
+// lane did not take it (the ballot of those that did: cb_give_back). It does assume that
+// the lanes meeting at the shuffle stay together to the takers' ballot, that lanes of a
+// later turn do not meet a serving lane there (it would count their takes as its own and
+// leave their pages claimed), and, as UAlloc's collective does, that the lanes meet again
+// right after the first lane's take (one that missed its broadcast would go on alone while
+// the first lane holds its unit).
 fn ouro_c_malloc(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     var held = 0u; // units of the semaphore this lane holds for itself (and its group)

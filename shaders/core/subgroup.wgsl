@@ -35,3 +35,8 @@ fn sg_nth_set_bit(mask: vec4<u32>, k: u32) -> u32 {
     }
     return SG_NONE;
 }
+
+// Whether `lane` is in the mask (false for SG_NONE).
+fn sg_has(mask: vec4<u32>, lane: u32) -> bool {
+    return lane < 128u && (mask[lane >> 5u] & (1u << (lane & 31u))) != 0u;
+}

@@ -100,6 +100,20 @@ const OURO_CB_TOKEN_RETIRED: u32 = 2u;
 // taking units and produces a chunk itself.
 const OURO_CB_HELP_MISSES: u32 = 8u;
 
+// Whether adding n to a chunk count that was `old` raises it from zero or below (a full
+// chunk, or one a walker's decrement holds below zero) to above: the adder then shows the
+// chunk and puts its token back (FIRST_FREE, RE_ENQUEUE).
+fn cb_raises(old: i32, n: u32) -> bool {
+    return old <= 0 && old + i32(n) > 0;
+}
+
+// Pages `bits` of bitmask word `word` (a heap_meta index) of chunk c become free: their
+// bits first, then the count, whose old value it returns (a free, or pages given back).
+fn cb_free_pages(c: u32, word: u32, bits: u32) -> i32 {
+    atomicOr(&heap_meta[word], bits);
+    return bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], countOneBits(bits)));
+}
+
 fn cb_words(k: u32) -> u32 {
     return (ouro_batch(k) + 31u) / 32u;
 }
@@ -328,7 +342,7 @@ fn cb_find(k: u32, spread: u32, want: u32) -> u32 {
                 // to put back (RE_ENQUEUE), into the queue of the chunk's current class.
                 let back_count = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], t - used));
                 let owner = atomicLoad(&heap_meta[OURO_CHUNK_INFO + c]);
-                if (back_count <= 0 && back_count + i32(t - used) > 0 && owner != 0u
+                if (cb_raises(back_count, t - used) && owner != 0u
                     && owner - 1u < OURO_BASE_CLASSES) {
                     requeue_class = owner - 1u;
                 }
@@ -501,9 +515,7 @@ fn cb_give_back(k: u32, c: u32, word: u32, bits: u32, signal: bool) {
         return;
     }
     let n = countOneBits(bits);
-    atomicOr(&heap_meta[OURO_CB_BITS + c * OURO_CB_WORDS + word], bits);
-    let old = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], n));
-    if (old <= 0 && old + i32(n) > 0) {
+    if (cb_raises(cb_free_pages(c, OURO_CB_BITS + c * OURO_CB_WORDS + word, bits), n)) {
         cb_show(k, c);
     }
     if (signal) {
@@ -597,7 +609,7 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             let first = sg_nth_set_bit(same_mask, rank - order);
             let present = subgroupBallot(true);
             let stamp = subgroupShuffle(cb_server_stamp(k, turn), first);
-            let met = (present[first >> 5u] & (1u << (first & 31u))) != 0u
+            let met = sg_has(present, first)
                 && stamp == cb_server_stamp(k, turn);
             var more = vec3<u32>(0u, 0u, 0u);
             var made = OURO_NO_CHUNK;
@@ -628,16 +640,14 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
                 var left_bits = 0u;
                 if (took) {
                     for (var i = 1u; i <= countOneBits(cb_found_more.z); i++) {
-                        let lane = sg_nth_set_bit(same_mask, rank + i);
-                        if (lane == SG_NONE || (taken[lane >> 5u] & (1u << (lane & 31u))) == 0u) {
+                        if (!sg_has(taken, sg_nth_set_bit(same_mask, rank + i))) {
                             left_bits |= 1u << heap_nth_bit(cb_found_more.z, i - 1u);
                         }
                     }
                     cb_give_back(k, cb_found_more.x, cb_found_more.y, left_bits, false);
                 } else if (cb_made < OURO_CHUNKS) {
                     for (var i = 1u; i < make; i++) {
-                        let lane = sg_nth_set_bit(same_mask, rank + i);
-                        if (lane == SG_NONE || (taken[lane >> 5u] & (1u << (lane & 31u))) == 0u) {
+                        if (!sg_has(taken, sg_nth_set_bit(same_mask, rank + i))) {
                             cb_give_back(k, cb_made, i >> 5u, 1u << (i & 31u), true);
                         }
                     }
@@ -902,14 +912,13 @@ fn ouro_c_free(unit: u32, k: u32) -> HeapFree {
         return HeapFree(pu, HEAP_OK); // freed by the first lane of its word
     }
     let n = pages.x;
-    atomicOr(&heap_meta[word], pages.y);
-    let old = bitcast<i32>(atomicAdd(&heap_meta[OURO_CB_COUNT + c], n));
+    let old = cb_free_pages(c, word, pages.y);
     // The free that makes the count whole retires the chunk, with its units (cb_retire);
     // the one that raises it from zero (FIRST_FREE) puts its token back. (From zero or
     // below: a walker's momentary decrement can hold it below zero, and its undo then no
     // longer raises it from zero when n > 1.)
     var retire = old + i32(n) == i32(batch);
-    var requeue = old <= 0 && old + i32(n) > 0;
+    var requeue = cb_raises(old, n);
     var own = n;
     if (!retire) {
         cb_signal_frees(qm, k, n);

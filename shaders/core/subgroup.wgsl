@@ -1,8 +1,8 @@
 // Helpers over subgroup ballot masks (vec4<u32>: lane i is bit i % 32 of component i / 32,
 // so subgroups of up to 128 lanes are covered), for the strategies whose lanes work
 // together (the random walks, Ouroboros's chunk-based mallocs). Included only in builds
-// for devices with wgpu::Features::SUBGROUP. Loops: sg_nth_set_bit looks at 4 words, and
-// halves one 5 times.
+// for devices with wgpu::Features::SUBGROUP. Loops: sg_nth_set_bit and sg_lowest look at 4
+// words and halve one 5 times; sg_ballot_same makes 8 ballots.
 
 const SG_NONE: u32 = 0xffffffffu;
 
@@ -39,4 +39,28 @@ fn sg_nth_set_bit(mask: vec4<u32>, k: u32) -> u32 {
 // Whether `lane` is in the mask (false for SG_NONE).
 fn sg_has(mask: vec4<u32>, lane: u32) -> bool {
     return lane < 128u && (mask[lane >> 5u] & (1u << (lane & 31u))) != 0u;
+}
+
+// The lowest n lanes of a mask (all of them if it has no more than n).
+fn sg_lowest(mask: vec4<u32>, n: u32) -> vec4<u32> {
+    var low = vec4<u32>(0u);
+    var left = n;
+    for (var c = 0u; c < 4u; c++) {
+        low[c] = heap_lowest_bits(mask[c], left);
+        left -= countOneBits(low[c]);
+    }
+    return low;
+}
+
+// The lanes for which `on` holds and whose `key` (below 128) is this lane's: one ballot and
+// one per bit of a key. A lane that hands something to others names itself as their key and
+// learns exactly which of them took it, whatever other lanes meet them at these ballots.
+fn sg_ballot_same(on: bool, key: u32) -> vec4<u32> {
+    var lanes = subgroupBallot(on);
+    for (var b = 0u; b < 7u; b++) {
+        let one = ((key >> b) & 1u) != 0u;
+        let ones = subgroupBallot(on && one);
+        lanes &= select(~ones, ones, one);
+    }
+    return lanes;
 }

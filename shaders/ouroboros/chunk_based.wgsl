@@ -498,9 +498,23 @@ fn cb_free_bits(w: u32, n: u32) -> u32 {
 const CB_GROUP_TURNS: u32 = 4u;
 
 #ifdef GPU_HEAP_SUBGROUPS
-// Who served a lane: the serving lane's class and turn, compared by the lanes it serves.
-fn cb_server_stamp(k: u32, turn: u32) -> u32 {
-    return (k << 8u) | turn;
+// This invocation's chunk-based mallocs so far, which with a lane and a turn name a group of
+// the hand-over (cb_group_tag).
+var<private> cb_calls: u32 = 0u;
+
+// The tag of the group formed at `turn` behind lane `first` in its malloc number `calls`. A
+// lane forms one group per malloc and turn, so lanes that meet with equal tags formed their
+// group together (a lane would have to fall 2^22 mallocs behind another of its subgroup to
+// mistake a later group of it for its own).
+fn cb_group_tag(calls: u32, first: u32, turn: u32) -> u32 {
+    return (calls << 10u) | (first << 3u) | turn;
+}
+
+// What a serving lane has for the lanes it serves, in one vector: its group's tag, then the
+// chunk, bitmask word and bits it claimed for them (`took`), or the chunk it made for its
+// piece (OURO_CB_NONE, no bits).
+fn cb_offer(tag: u32, took: bool) -> vec4<u32> {
+    return select(vec4<u32>(tag, cb_made, OURO_CB_NONE, 0u), vec4<u32>(tag, cb_found_more), took);
 }
 
 // Pages a serving lane had for lanes that did not take them (they met it elsewhere, or
@@ -542,15 +556,15 @@ fn cb_give_back(k: u32, c: u32, word: u32, bits: u32, signal: bool) {
 // left without a page goes on alone (holding its unit if the group took them), as does
 // every lane without subgroups.
 //
-// The hand-over does not need the lanes to reconverge after their first lane's rounds: a
-// lane takes a page only from a serving lane it meets (in the ballot of the lanes at the
-// shuffle) with its own class and turn, and the serving lane gives back every page whose
-// lane did not take it (the ballot of those that did: cb_give_back). It does assume that
-// the lanes meeting at the shuffle stay together to the takers' ballot, that lanes of a
-// later turn do not meet a serving lane there (it would count their takes as its own and
-// leave their pages claimed), and, as UAlloc's collective does, that the lanes meet again
-// right after the first lane's take (one that missed its broadcast would go on alone while
-// the first lane holds its unit).
+// Nothing here needs the lanes to reconverge where WGSL does not promise it; a lane that
+// misses the others loses a page or a unit to no one:
+//   - the group is the lanes that meet the first lane right after its take; it gives back
+//     the units it took for the others;
+//   - a lane takes a page only from its serving lane, met at the shuffle with its group's
+//     tag (the serving lane's malloc, lane and turn: cb_group_tag), and the serving lane
+//     gives back the pages of the lanes that did not take them from it, as the ballots by
+//     serving lane after the shuffle show (sg_ballot_same); no branch lies between the
+//     shuffle and those ballots, so the lanes that meet at one meet at the others.
 fn ouro_c_malloc(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     var held = 0u; // units of the semaphore this lane holds for itself (and its group)
@@ -558,10 +572,11 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
     var alone = true; // runs the rounds itself
     var seed = 0u;
 #ifdef GPU_HEAP_SUBGROUPS
-    let lead = subgroupBroadcastFirst(k);
-    let same = k == lead;
+    cb_calls += 1u;
+    let lead = subgroupBroadcastFirst(vec2<u32>(k, cb_calls));
+    let same = k == lead.x;
     var same_mask = subgroupBallot(same);
-    let lanes = sg_count(same_mask);
+    var lanes = sg_count(same_mask);
     var rank = subgroupExclusiveAdd(select(0u, 1u, same));
     var grouped = same && lanes > 1u;
     var took = false;
@@ -572,16 +587,32 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
         empty = !took && bsem_count(qm) <= 0;
         first_seed = atomicAdd(&heap_meta[qm + OQ_SPREAD], lanes);
     }
-    took = subgroupBroadcastFirst(u32(took)) != 0u;
-    empty = subgroupBroadcastFirst(u32(empty)) != 0u;
-    seed = subgroupBroadcastFirst(first_seed) + rank;
+    // The group narrows to the lanes that meet its first lane here, which sends them what it
+    // found; the units it took for lanes not there go back.
+    let leader = sg_first(same_mask);
+    let here = subgroupBallot(true);
+    let told = subgroupShuffle(vec3<u32>(u32(took), u32(empty), first_seed), leader);
+    grouped = grouped && sg_has(here, leader);
+    rank -= sg_count(sg_lowest(same_mask, rank) & ~here);
+    if (grouped && rank == 0u && took) {
+        let absent = lanes - sg_count(same_mask & here);
+        if (absent > 0u) {
+            bsem_signal(qm, absent, 0u);
+        }
+    }
+    same_mask &= here;
+    lanes = sg_count(same_mask);
+    took = grouped && told.x != 0u;
+    empty = grouped && told.y != 0u;
+    seed = told.z + rank;
+    var tag = cb_group_tag(lead.y, leader, 0u);
     // The lane whose rounds serve this one: the group's first if it took the units, else
     // the first of its piece.
     var order = rank;
-    if (grouped && took) {
+    if (took) {
         held = select(1u, lanes, rank == 0u);
         alone = rank == 0u;
-    } else if (grouped && empty) {
+    } else if (empty) {
         order = rank % min(ouro_batch(k), lanes);
         alone = order == 0u;
         make = select(0u, min(ouro_batch(k), lanes - rank), alone);
@@ -605,51 +636,44 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
 #ifdef GPU_HEAP_SUBGROUPS
         if (grouped) {
             // From the lane that served this one: a fresh chunk (pages by order within the
-            // piece) or the pages it claimed for its group (by order after its own).
+            // piece) or the pages it claimed for its group (by order after its own). From
+            // the ballot of the lanes here to the ballots of what they took, no branch.
             let first = sg_nth_set_bit(same_mask, rank - order);
-            let present = subgroupBallot(true);
-            let stamp = subgroupShuffle(cb_server_stamp(k, turn), first);
-            let met = sg_has(present, first)
-                && stamp == cb_server_stamp(k, turn);
-            var more = vec3<u32>(0u, 0u, 0u);
-            var made = OURO_NO_CHUNK;
-            if (took) {
-                more = subgroupShuffle(cb_found_more, first);
-            } else {
-                made = subgroupShuffle(cb_made, first);
-            }
+            let met_here = subgroupBallot(true);
+            let offer = subgroupShuffle(cb_offer(tag, took), first);
             let pu = ouro_page_units(k);
-            var mine = OURO_CB_NONE;
-            if (met && order > 0u && made < OURO_CHUNKS) {
-                mine = (made << OURO_CHUNK_SHIFT) + order * pu;
-            }
-            if (met && order > 0u && order - 1u < countOneBits(more.z) && more.x < OURO_CHUNKS) {
-                mine = (more.x << OURO_CHUNK_SHIFT) + ((more.y << 5u) + heap_nth_bit(more.z, order - 1u)) * pu;
-            }
+            let claimed = (offer.z << 5u) + heap_nth_bit(offer.w, order - 1u);
+            let page = select(order, claimed, took);
+            let has_page = select(offer.y < OURO_CHUNKS, order - 1u < countOneBits(offer.w), took);
+            let served = sg_has(met_here, first) && offer.x == tag && order > 0u && has_page;
+            var mine = select(OURO_CB_NONE, (offer.y << OURO_CHUNK_SHIFT) + page * pu, served);
 #ifdef GPU_HEAP_TEST_REFUSE_HAND_OVER
             // Tests only (tests/ouroboros_refill.rs): a hashed half of the lanes refuse what
             // their serving lane has for them, as lanes that met it elsewhere would, so that
             // the give-back and the lanes going on without it run.
-            if ((heap_hash(seed ^ turn) & 1u) == 0u) {
-                mine = OURO_CB_NONE;
-            }
+            mine = select(mine, OURO_CB_NONE, (heap_hash(seed ^ turn) & 1u) == 0u);
 #endif
-            let taken = subgroupBallot(mine != OURO_CB_NONE);
+            let taken = sg_ballot_same(mine != OURO_CB_NONE, first);
             if (order == 0u) {
-                // Serving lane: give back what its lanes did not take.
-                var left_bits = 0u;
-                if (took) {
-                    for (var i = 1u; i <= countOneBits(cb_found_more.z); i++) {
+                // Serving lane (`first` is itself): give back what its lanes did not take.
+                var n = countOneBits(cb_found_more.z);
+                if (!took) {
+                    n = select(0u, make - 1u, cb_made < OURO_CHUNKS);
+                }
+                let lanes_served = sg_lowest(same_mask, rank + 1u + n) & ~sg_lowest(same_mask, rank + 1u);
+                if (any((lanes_served & ~taken) != vec4<u32>(0u))) {
+                    var left_bits = 0u;
+                    for (var i = 1u; i <= n; i++) {
                         if (!sg_has(taken, sg_nth_set_bit(same_mask, rank + i))) {
-                            left_bits |= 1u << heap_nth_bit(cb_found_more.z, i - 1u);
+                            if (took) {
+                                left_bits |= 1u << heap_nth_bit(cb_found_more.z, i - 1u);
+                            } else {
+                                cb_give_back(k, cb_made, i >> 5u, 1u << (i & 31u), true);
+                            }
                         }
                     }
-                    cb_give_back(k, cb_found_more.x, cb_found_more.y, left_bits, false);
-                } else if (cb_made < OURO_CHUNKS) {
-                    for (var i = 1u; i < make; i++) {
-                        if (!sg_has(taken, sg_nth_set_bit(same_mask, rank + i))) {
-                            cb_give_back(k, cb_made, i >> 5u, 1u << (i & 31u), true);
-                        }
+                    if (took) {
+                        cb_give_back(k, cb_found_more.x, cb_found_more.y, left_bits, false);
                     }
                 }
                 break;
@@ -664,10 +688,12 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
             grouped = false;
             if (took && turn + 1u < CB_GROUP_TURNS) {
                 // The lanes of class k meeting here regroup behind the first of them.
-                let again = k == subgroupBroadcastFirst(k);
+                let again_lead = subgroupBroadcastFirst(vec2<u32>(k, cb_calls));
+                let again = k == again_lead.x;
                 same_mask = subgroupBallot(again);
                 rank = subgroupExclusiveAdd(select(0u, 1u, again));
                 order = rank;
+                tag = cb_group_tag(again_lead.y, sg_first(same_mask), turn + 1u);
                 grouped = again && sg_count(same_mask) > 1u;
                 if (grouped) {
                     held = select(1u, sg_count(same_mask), rank == 0u);

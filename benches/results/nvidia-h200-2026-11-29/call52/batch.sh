@@ -1,0 +1,24 @@
+# twenty-fifth session, call 2 (call52): M = main ebcca28, P = M + the hand-over's three fixes (group narrowed to the lanes meeting the first lane after its take, units of the others signalled back; one vec4 shuffle and selects up to the takers' ballots; the serving lane's takers by ballots per bit of the serving lane; the give-back loop only when a lane is missing). Chunk-based grids of M and P alternately, twice; P's refused hand-over test and conformance at 1024
+xz -df .gpu/bin/*.xz 2>/dev/null; chmod +x .gpu/bin/*
+source .gpu/env.sh
+o=$OUT/r; mkdir -p $o
+t0=$(date +%s)
+save() { (cd $OUT && tar czf r.tgz.tmp r && mv r.tgz.tmp r.tgz); }
+left() { echo $(( 540 - $(date +%s) + t0 )); }
+nvidia-smi --query-gpu=name,driver_version --format=csv > $o/log.txt 2>&1
+date -u >> $o/log.txt
+md5sum .gpu/bin/* >> $o/log.txt
+run() { # name timeout cmd...
+  local n=$1 t=$2; shift 2; local s=$(date +%s); local l=$(left)
+  [ $t -gt $l ] && t=$l; [ $t -le 5 ] && { echo "$n: skipped" >> $o/log.txt; return; }
+  timeout $t "$@" > $o/$n.txt 2>&1; echo "$n: rc $? $(( $(date +%s) - s )) s" >> $o/log.txt; save; }
+g="--test alloc,accumulate --threads 10000,100000,1000000 --sizes 16,64,256,1024,4096,8192 --prime --cell-secs 1"
+for i in 1 2; do for b in M P; do
+  run grid-$b-$i 45 .gpu/bin/gpu-heap-$b bench $g --strategy bump,ouro-c-s,ouro-c-va,ouro-c-vl --json $o/grid-$b-$i.json
+done; done
+K=.gpu/bin/gpu-heap-P
+run t-refill-P 60 .gpu/bin/t-refill-P
+run conf-cs 75 $K conformance --strategy ouro-c-s --workgroups 1024 --json $o/conf-cs.json
+run conf-cva 70 $K conformance --strategy ouro-c-va --scenario churn,scale,free-all,round-trip --workgroups 1024 --json $o/conf-cva.json
+run conf-cvl 150 $K conformance --strategy ouro-c-vl --scenario churn,scale,round-trip,free-all --workgroups 1024 --json $o/conf-cvl.json
+cat $o/log.txt; grep -hE " (pass|FAIL) " $o/conf*.txt | cut -c1-100; grep -h "test result" $o/t-*.txt

@@ -149,11 +149,13 @@ pub struct Options {
     /// (BENCHMARKS.md, Method: on NVIDIA, pipelines a process has just compiled can run
     /// slower for a while). Its records say so in their note.
     pub compile_only: bool,
-    /// After every round of the alloc-like tests and accumulate, read the books of ualloc
-    /// and tbuddy (`GpuHeap::ualloc_report`, `GpuHeap::tbuddy_report`) into the cell's
-    /// `extra` (`r{round}_` counts: the classes' semaphores and their bins' free blocks,
-    /// bins, hidden, unreachable and empty bins, the tree buddy's unreachable blocks) and
-    /// note any inconsistency; other strategies have none to read.
+    /// After every round of the alloc-like tests and accumulate, read the books of ualloc,
+    /// tbuddy and Ouroboros (`GpuHeap::ualloc_report`, `GpuHeap::tbuddy_report`,
+    /// `GpuHeap::ouroboros_report`) into the cell's `extra` (`r{round}_` counts: the
+    /// classes' semaphores and their bins' free blocks, bins, hidden, unreachable and empty
+    /// bins, the tree buddy's unreachable blocks, Ouroboros's malloc events, failed
+    /// enqueues, queue chunks and pooled chunks) and note any inconsistency; the random
+    /// walks have none to read.
     pub books: bool,
     /// What the heaps count (`HeapConfig::statistics`): failures only by default, so that
     /// the cells time the allocator; `Statistics::Full`, every heap's default, measures

@@ -58,11 +58,12 @@ fn finish(e: &Engine, record: &mut Record, failures: Failures, corrupted: u64) -
     Ok(())
 }
 
-/// The books of the default and of the tree buddy after round `round` (`Options::books`):
-/// UAlloc's classes' semaphores against their bins' free blocks, the bins, the bins that
-/// searches cannot see or reach, and the tree buddy's available blocks that descents cannot
-/// reach (under UAlloc or alone), as `r{round}_` entries of the record's `extra`; what does
-/// not add up goes into its note.
+/// The books of the default, the tree buddy and Ouroboros after round `round`
+/// (`Options::books`): UAlloc's classes' semaphores against their bins' free blocks, the
+/// bins, the bins that searches cannot see or reach, the tree buddy's available blocks that
+/// descents cannot reach (under UAlloc or alone), Ouroboros's malloc events (counted with
+/// full statistics), failed enqueues, queue chunks and pooled chunks, as `r{round}_` entries
+/// of the record's `extra`; what does not add up goes into its note.
 fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Result<()> {
     if !options.books {
         return Ok(());
@@ -93,6 +94,28 @@ fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Resu
                 .into_iter()
                 .map(|w| format!("tree: {w}")),
         );
+    }
+    if let Some(r) = e.heap.ouroboros_report()? {
+        let ev = &r.page_events;
+        for (key, value) in [
+            ("ouro_missed", ev.missed as f64),
+            ("ouro_stranded", ev.stranded as f64),
+            ("ouro_out_of_rounds", ev.out_of_rounds as f64),
+            ("ouro_unregistered", ev.unregistered as f64),
+            ("ouro_failed_enqueues", r.enqueue_failures.total() as f64),
+            ("ouro_queue_chunks", r.queue_chunks as f64),
+            ("ouro_pooled", r.pooled as f64),
+        ] {
+            record.extra.insert(format!("r{round}_{key}"), value);
+        }
+        if let Some(n) = r.unreachable_index_chunks.filter(|&n| n > 0) {
+            wrong.push(format!(
+                "ouroboros: {n} chunks with free pages out of the index's reach"
+            ));
+        }
+        if let Some(n) = r.unaccounted_units().filter(|&n| n != 0) {
+            wrong.push(format!("ouroboros: {n} units unaccounted"));
+        }
     }
     if !wrong.is_empty() {
         let books = format!("books after round {round}: {}", wrong.join("; "));

@@ -67,9 +67,10 @@ pub struct Args {
     /// --prime runs).
     #[arg(long, hide = true, conflicts_with = "prime")]
     compile_only: bool,
-    /// After every round, read the books of ualloc and tbuddy into the cell's record:
-    /// ualloc's semaphores against its bins, and bins or tree buddy blocks that searches
-    /// cannot reach.
+    /// After every round, read the books of ualloc, tbuddy and Ouroboros into the cell's
+    /// record: ualloc's semaphores against its bins, bins or tree buddy blocks that
+    /// searches cannot reach, Ouroboros's malloc events (with --full-statistics), failed
+    /// enqueues and queue chunks.
     #[arg(long)]
     books: bool,
     /// Heaps with full statistics, every heap's default (without: failures only, so that

@@ -36,9 +36,10 @@ fn sg_nth_set_bit(mask: vec4<u32>, k: u32) -> u32 {
     return SG_NONE;
 }
 
-// Whether `lane` is in the mask (false for SG_NONE).
+// Whether `lane` is in the mask (false for SG_NONE). Without a branch, so that lanes meeting
+// at a ballot before it meet at one after it (ouro_c_malloc).
 fn sg_has(mask: vec4<u32>, lane: u32) -> bool {
-    return lane < 128u && (mask[lane >> 5u] & (1u << (lane & 31u))) != 0u;
+    return (lane < 128u) & ((mask[min(lane >> 5u, 3u)] & (1u << (lane & 31u))) != 0u);
 }
 
 // The lowest n lanes of a mask (all of them if it has no more than n).
@@ -59,7 +60,7 @@ fn sg_ballot_same(on: bool, key: u32) -> vec4<u32> {
     var lanes = subgroupBallot(on);
     for (var b = 0u; b < 7u; b++) {
         let one = ((key >> b) & 1u) != 0u;
-        let ones = subgroupBallot(on && one);
+        let ones = subgroupBallot(on & one);
         lanes &= select(~ones, ones, one);
     }
     return lanes;

@@ -494,8 +494,9 @@ fn cb_free_bits(w: u32, n: u32) -> u32 {
 }
 
 // Turns in which a subgroup's lanes that took their units together are served together
-// (ouro_c_malloc): each serves at least its first lane.
+// (ouro_c_malloc): each serves at least its first lane. A group's tag has 3 bits for its turn.
 const CB_GROUP_TURNS: u32 = 4u;
+const_assert CB_GROUP_TURNS < 8u;
 
 #ifdef GPU_HEAP_SUBGROUPS
 // This invocation's chunk-based mallocs so far, which with a lane and a turn name a group of
@@ -556,15 +557,20 @@ fn cb_give_back(k: u32, c: u32, word: u32, bits: u32, signal: bool) {
 // left without a page goes on alone (holding its unit if the group took them), as does
 // every lane without subgroups.
 //
-// Nothing here needs the lanes to reconverge where WGSL does not promise it; a lane that
-// misses the others loses a page or a unit to no one:
-//   - the group is the lanes that meet the first lane right after its take; it gives back
+// Where lanes split and meet again is up to the device (WGSL and Vulkan promise no
+// reconvergence). This assumes only that lanes which run one subgroup operation together
+// run the next one together when no branch lies between (and, as UAlloc's collective, that
+// the three operations that form a group run together); a lane that misses the others
+// anywhere else loses a page or a unit to no one:
+//   - the group is the lanes that meet its first lane right after its take, in the same
+//     malloc (its tag: the first lane's malloc count, lane and turn, cb_group_tag, and its
+//     class come with what it found), as ballots keyed by first lane show; it gives back
 //     the units it took for the others;
 //   - a lane takes a page only from its serving lane, met at the shuffle with its group's
-//     tag (the serving lane's malloc, lane and turn: cb_group_tag), and the serving lane
-//     gives back the pages of the lanes that did not take them from it, as the ballots by
-//     serving lane after the shuffle show (sg_ballot_same); no branch lies between the
-//     shuffle and those ballots, so the lanes that meet at one meet at the others.
+//     tag, and the serving lane gives back the pages of the lanes that did not take them
+//     from it, as the ballots keyed by serving lane after the shuffle show (sg_ballot_same).
+// Between each shuffle and its ballots no branch lies: `&` on booleans, not `&&`, which
+// compiles to a branch, and selects.
 fn ouro_c_malloc(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     var held = 0u; // units of the semaphore this lane holds for itself (and its group)
@@ -582,30 +588,34 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
     var took = false;
     var empty = false;
     var first_seed = 0u;
+    let leader = sg_first(same_mask);
+    var tag = cb_group_tag(lead.y, leader, 0u);
     if (grouped && rank == 0u) {
         took = bsem_try_take(qm, lanes);
         empty = !took && bsem_count(qm) <= 0;
         first_seed = atomicAdd(&heap_meta[qm + OQ_SPREAD], lanes);
     }
-    // The group narrows to the lanes that meet its first lane here, which sends them what it
-    // found; the units it took for lanes not there go back.
-    let leader = sg_first(same_mask);
+    // The group narrows to the lanes that meet its first lane here, in this malloc of theirs
+    // (its tag and class come with what it found); the units it took for lanes not there go
+    // back. From the ballot of the lanes here to the ballots of who joined, no branch (`&`,
+    // not `&&`, which compiles to one).
     let here = subgroupBallot(true);
-    let told = subgroupShuffle(vec3<u32>(u32(took), u32(empty), first_seed), leader);
-    grouped = grouped && sg_has(here, leader);
-    rank -= sg_count(sg_lowest(same_mask, rank) & ~here);
+    let told = subgroupShuffle(vec3<u32>((k << 2u) | (u32(empty) << 1u) | u32(took), first_seed, tag), leader);
+    let joins = grouped & sg_has(here, leader) & (told.z == tag) & ((told.x >> 2u) == k);
+    let joined = sg_ballot_same(joins, leader);
+    grouped = joins & sg_has(joined, leader);
     if (grouped && rank == 0u && took) {
-        let absent = lanes - sg_count(same_mask & here);
+        let absent = lanes - sg_count(same_mask & joined);
         if (absent > 0u) {
             bsem_signal(qm, absent, 0u);
         }
     }
-    same_mask &= here;
+    rank -= sg_count(sg_lowest(same_mask, rank) & ~joined);
+    same_mask &= joined;
     lanes = sg_count(same_mask);
-    took = grouped && told.x != 0u;
-    empty = grouped && told.y != 0u;
-    seed = told.z + rank;
-    var tag = cb_group_tag(lead.y, leader, 0u);
+    took = grouped && (told.x & 1u) != 0u;
+    empty = grouped && (told.x & 2u) != 0u;
+    seed = told.y + rank;
     // The lane whose rounds serve this one: the group's first if it took the units, else
     // the first of its piece.
     var order = rank;
@@ -637,23 +647,23 @@ fn ouro_c_malloc(k: u32) -> HeapAlloc {
         if (grouped) {
             // From the lane that served this one: a fresh chunk (pages by order within the
             // piece) or the pages it claimed for its group (by order after its own). From
-            // the ballot of the lanes here to the ballots of what they took, no branch.
+            // the ballot of the lanes here to the ballots of what they took, no branch
+            // (which page is whose is worked out after them: heap_nth_bit branches).
             let first = sg_nth_set_bit(same_mask, rank - order);
             let met_here = subgroupBallot(true);
             let offer = subgroupShuffle(cb_offer(tag, took), first);
-            let pu = ouro_page_units(k);
-            let claimed = (offer.z << 5u) + heap_nth_bit(offer.w, order - 1u);
-            let page = select(order, claimed, took);
             let has_page = select(offer.y < OURO_CHUNKS, order - 1u < countOneBits(offer.w), took);
-            let served = sg_has(met_here, first) && offer.x == tag && order > 0u && has_page;
-            var mine = select(OURO_CB_NONE, (offer.y << OURO_CHUNK_SHIFT) + page * pu, served);
+            var served = sg_has(met_here, first) & (offer.x == tag) & (order > 0u) & has_page;
 #ifdef GPU_HEAP_TEST_REFUSE_HAND_OVER
             // Tests only (tests/ouroboros_refill.rs): a hashed half of the lanes refuse what
             // their serving lane has for them, as lanes that met it elsewhere would, so that
             // the give-back and the lanes going on without it run.
-            mine = select(mine, OURO_CB_NONE, (heap_hash(seed ^ turn) & 1u) == 0u);
+            served = served & ((heap_hash(seed ^ turn) & 1u) != 0u);
 #endif
-            let taken = sg_ballot_same(mine != OURO_CB_NONE, first);
+            let taken = sg_ballot_same(served, first);
+            let pu = ouro_page_units(k);
+            let page = select(order, (offer.z << 5u) + heap_nth_bit(offer.w, order - 1u), took);
+            let mine = select(OURO_CB_NONE, (offer.y << OURO_CHUNK_SHIFT) + page * pu, served);
             if (order == 0u) {
                 // Serving lane (`first` is itself): give back what its lanes did not take.
                 var n = countOneBits(cb_found_more.z);

@@ -69,6 +69,10 @@ fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Resu
         return Ok(());
     }
     let mut wrong = Vec::new();
+    let extra = &mut record.extra;
+    let mut put = |key: &str, value: f64| {
+        extra.insert(format!("r{round}_{key}"), value);
+    };
     if let Some(r) = e.heap.ualloc_report()? {
         let count: i64 = r.classes.iter().map(|c| c.count).sum();
         let free: u64 = r.classes.iter().map(|c| c.free_blocks).sum();
@@ -81,14 +85,13 @@ fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Resu
             ("unreachable", r.unreachable_bins as f64),
             ("empty", r.empty_bins as f64),
         ] {
-            record.extra.insert(format!("r{round}_{key}"), value);
+            put(key, value);
         }
         wrong = r.inconsistencies();
     }
     if let Some(tree) = e.heap.tbuddy_report()? {
         let unreachable: u64 = tree.orders.iter().map(|o| o.unreachable).sum();
-        let key = format!("r{round}_tree_unreachable");
-        record.extra.insert(key, unreachable as f64);
+        put("tree_unreachable", unreachable as f64);
         wrong.extend(
             tree.inconsistencies()
                 .into_iter()
@@ -106,7 +109,7 @@ fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Resu
             ("ouro_queue_chunks", r.queue_chunks as f64),
             ("ouro_pooled", r.pooled as f64),
         ] {
-            record.extra.insert(format!("r{round}_{key}"), value);
+            put(key, value);
         }
         if let Some(n) = r.unreachable_index_chunks.filter(|&n| n > 0) {
             wrong.push(format!(

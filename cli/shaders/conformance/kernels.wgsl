@@ -176,21 +176,23 @@ fn free_pass(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // Each chosen invocation makes K round trips in this one dispatch: malloc, write the
 // pattern, then verify and free the block of its round before (so every block stays live
-// while the invocation allocates and writes once more), and at the end its last block.
+// while the invocation allocates and writes once more), and in a last round its last block.
 // Mallocs and frees of different invocations run at the same time. Slots are not used.
+// The kernels call malloc and free from one place each (drivers inline the allocator at
+// every call site).
 @compute @workgroup_size(64)
 fn round_trip_pass(@builtin(global_invocation_id) id: vec3<u32>) {
     var held = Slot(HEAP_NULL, 0u, 0u, 0u);
-    for (var j = 0u; j < per_invocation(); j++) {
-        let i = id.x * per_invocation() + j;
+    let n = per_invocation();
+    for (var j = 0u; j <= n; j++) {
+        let i = id.x * n + j;
         var next = Slot(HEAP_NULL, 0u, 0u, 0u);
-        if (i < params.slots && chance(params.malloc_permille, i, 3u)) {
+        if (j < n && i < params.slots && chance(params.malloc_permille, i, 3u)) {
             next = allocate(i);
         }
         release_held(held);
         held = next;
     }
-    release_held(held);
 }
 
 // Verifies a round trip's block and frees it (nothing for HEAP_NULL).
@@ -205,35 +207,47 @@ fn record(step: u32) {
     atomicStore(&tally[TALLY_BAD_INPUT + step], heap_status);
 }
 
-// One invocation: the device-side bad input of the conformance suite, each step's status
-// recorded. The valid allocation in between is written and verified.
+// One invocation: the device-side bad input of the conformance suite, step by step, each
+// step's status recorded: malloc of 0 bytes, of HEAP_MAX_ALLOC + 1, of 0xffffffff; free of
+// HEAP_NULL; malloc of 16 bytes (p, written); free of p + 1 and of 0xffffffff; p verified,
+// then freed twice. One malloc and one free call site, as in every kernel here.
 @compute @workgroup_size(1)
 fn bad_input() {
-    _ = malloc(0u);
-    record(0u);
-    _ = malloc(HEAP_MAX_ALLOC + 1u);
-    record(1u);
-    _ = malloc(0xffffffffu);
-    record(2u);
-    free(HEAP_NULL);
-    record(3u);
-    let p = malloc(16u);
-    record(4u);
-    if (p == HEAP_NULL) {
-        return;
+    var p = HEAP_NULL;
+    for (var step = 0u; step < 9u; step++) {
+        if (step < 3u || step == 4u) {
+            var size = 16u;
+            if (step == 0u) {
+                size = 0u;
+            } else if (step == 1u) {
+                size = HEAP_MAX_ALLOC + 1u;
+            } else if (step == 2u) {
+                size = 0xffffffffu;
+            }
+            let q = malloc(size);
+            record(step);
+            if (step == 4u) {
+                if (q == HEAP_NULL) {
+                    return;
+                }
+                p = q;
+                heap_store(p, 0u, 0xc0ffeeu);
+            }
+        } else {
+            var handle = p;
+            if (step == 3u) {
+                handle = HEAP_NULL;
+            } else if (step == 5u) {
+                handle = p + 1u;
+            } else if (step == 6u) {
+                handle = 0xffffffffu;
+            } else if (step == 7u && heap_load(p, 0u) != 0xc0ffeeu) {
+                atomicAdd(&tally[TALLY_CORRUPTED], 1u);
+            }
+            free(handle);
+            record(step);
+        }
     }
-    heap_store(p, 0u, 0xc0ffeeu);
-    free(p + 1u);
-    record(5u);
-    free(0xffffffffu);
-    record(6u);
-    if (heap_load(p, 0u) != 0xc0ffeeu) {
-        atomicAdd(&tally[TALLY_CORRUPTED], 1u);
-    }
-    free(p);
-    record(7u);
-    free(p);
-    record(8u);
 }
 
 var<workgroup> shared_handle: u32;

@@ -1,7 +1,7 @@
 //! The machinery the scenarios share: a heap, the conformance kernels, the slot and tally
 //! buffers, dispatch under the watchdog, and host-side checks of what the GPU handed out.
 
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::time::Duration;
 
 use bytemuck::{Pod, Zeroable};
@@ -56,10 +56,22 @@ const TALLY_WORDS: usize = 32;
 /// Invocations of a one-dimensional dispatch of 64-wide workgroups.
 pub(crate) const MAX_SLOTS: u32 = 65_535 * 64;
 
-/// One kernel entry point, and whether it has been compiled (warmed up) yet.
+/// One kernel entry point, compiled (and warmed up) before its first dispatch. Only the
+/// passes a scenario dispatches are compiled: a driver inlines the allocator at each of a
+/// kernel's malloc and free call sites, and the first compile of one Ouroboros kernel can
+/// take a driver minutes.
 struct Pass {
-    pipeline: wgpu::ComputePipeline,
-    warm: Cell<bool>,
+    entry: &'static str,
+    pipeline: OnceCell<wgpu::ComputePipeline>,
+}
+
+impl Pass {
+    fn new(entry: &'static str) -> Self {
+        Pass {
+            entry,
+            pipeline: OnceCell::new(),
+        }
+    }
 }
 
 pub(crate) struct Harness {
@@ -70,6 +82,8 @@ pub(crate) struct Harness {
     slots: wgpu::Buffer,
     tally: wgpu::Buffer,
     group: wgpu::BindGroup,
+    layout: wgpu::BindGroupLayout,
+    module: wgpu::ShaderModule,
     alloc: Pass,
     verify: Pass,
     free: Pass,
@@ -146,19 +160,15 @@ impl Harness {
         );
         let group = buffer_group(&device, "conformance", &layout, &[&params, &slots, &tally]);
         let module = crate::kernels::module(&heap, "conformance/kernels.wgsl")?;
-        let pipeline = |entry: &str| -> Result<Pass> {
-            Ok(Pass {
-                pipeline: heap.compute_pipeline(entry, &module, entry, &[(1, &layout)])?,
-                warm: Cell::new(false),
-            })
-        };
         Ok(Harness {
-            alloc: pipeline("alloc_pass")?,
-            verify: pipeline("verify_pass")?,
-            free: pipeline("free_pass")?,
-            round_trip: pipeline("round_trip_pass")?,
-            bad_input: pipeline("bad_input")?,
-            free_at_once: pipeline("free_at_once")?,
+            alloc: Pass::new("alloc_pass"),
+            verify: Pass::new("verify_pass"),
+            free: Pass::new("free_pass"),
+            round_trip: Pass::new("round_trip_pass"),
+            bad_input: Pass::new("bad_input"),
+            free_at_once: Pass::new("free_at_once"),
+            layout,
+            module,
             heap,
             queue: gpu.queue.clone(),
             device,
@@ -181,19 +191,27 @@ impl Harness {
         what: &str,
     ) -> Result<()> {
         // A pass is compiled before its first dispatch, outside that dispatch's watchdog
-        // (and only if it runs: lavapipe takes long for the Ouroboros kernels).
-        if !pass.warm.get() {
-            self.heap
-                .warm_up(&pass.pipeline, &[(1, &self.group)], COMPILE_BUDGET)?;
-            pass.warm.set(true);
-        }
+        // (lavapipe compiles on the first dispatch).
+        let pipeline = match pass.pipeline.get() {
+            Some(p) => p,
+            None => {
+                let p = self.heap.compute_pipeline(
+                    pass.entry,
+                    &self.module,
+                    pass.entry,
+                    &[(1, &self.layout)],
+                )?;
+                self.heap.warm_up(&p, &[(1, &self.group)], COMPILE_BUDGET)?;
+                pass.pipeline.get_or_init(|| p)
+            }
+        };
         params.per_invocation = self.per_invocation;
         self.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
             let mut compute = encoder.begin_compute_pass(&Default::default());
-            compute.set_pipeline(&pass.pipeline);
+            compute.set_pipeline(pipeline);
             compute.set_bind_group(0, self.heap.bind_group(), &[]);
             compute.set_bind_group(1, &self.group, &[]);
             // The kernels index slots by global_invocation_id.x alone; Harness::new keeps

@@ -255,7 +255,9 @@ fn ct_lookup(k: u32, pos: u32) -> u32 {
 }
 
 // A fresh queue chunk for the positions from `start`, published in pointer word pw (or the
-// one someone else published first).
+// one someone else published first). A chunk that loses the race was never published and
+// holds OQ_EMPTY throughout: it goes back to the pool as such, so that the next queue chunk
+// made from it is not emptied again.
 fn ct_install(k: u32, pw: u32, start: u32) -> u32 {
     let c = ouro_queue_chunk_new(k, start, false);
     if (c == OURO_NO_CHUNK) {
@@ -270,13 +272,29 @@ fn ct_install(k: u32, pw: u32, start: u32) -> u32 {
             break;
         }
     }
-    ouro_chunk_free(c);
+    ouro_queue_chunk_free_drained(c);
     return OURO_NO_CHUNK; // the caller looks at the pointer again
 }
 
-// The chunk for an insertion at pos: waits VQ_PTR_WAIT rounds for its pointer (the
-// inserter of the chunk's first position installs it at once, others after the wait).
+// The chunk for an insertion at pos. The inserter of a chunk's first position also installs
+// the next chunk ahead of need (section 5.1, as queues/vaq.wgsl does for pages), so that
+// insertions rarely find their chunk missing: emptying one takes its maker OURO_QC_ITEMS
+// exchanges, and every inserter that waited out its wait would make one too.
 fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
+    let c = ct_chunk_at(k, pos);
+    let next = ct_chunk_start(pos) + OURO_QC_ITEMS;
+    if (c != OURO_NO_CHUNK && pos == next - OURO_QC_ITEMS && next - ct_front(k) < ct_span(k)) {
+        let pw = vq_ptr_word(k, next);
+        if (atomicLoad(&heap_meta[pw]) == 0u) {
+            _ = ct_install(k, pw, next);
+        }
+    }
+    return c;
+}
+
+// The chunk holding pos, for its inserter: waits VQ_PTR_WAIT rounds for its pointer (the
+// inserter of the chunk's first position installs it at once, others after the wait).
+fn ct_chunk_at(k: u32, pos: u32) -> u32 {
     if (pos - ct_front(k) >= ct_span(k)) {
         return OURO_NO_CHUNK; // beyond the pointer array's lap (or behind the front)
     }

@@ -296,7 +296,8 @@ fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
 // inserter of the chunk's first position installs it at once, others after the wait).
 fn ct_chunk_at(k: u32, pos: u32) -> u32 {
     if (pos - ct_front(k) >= ct_span(k)) {
-        return OURO_NO_CHUNK; // beyond the pointer array's lap (or behind the front)
+        oq_failed(OQ_FAIL_SPAN); // beyond the pointer array's lap (or behind the front)
+        return OURO_NO_CHUNK;
     }
     let pw = vq_ptr_word(k, pos);
     let start = ct_chunk_start(pos);
@@ -314,10 +315,12 @@ fn ct_chunk_at(k: u32, pos: u32) -> u32 {
                 return c;
             }
             if (atomicLoad(&heap_meta[pw]) == 0u) {
-                return OURO_NO_CHUNK; // the heap has no chunk for it
+                oq_failed(OQ_FAIL_NO_MEMORY); // the heap has no chunk for it
+                return OURO_NO_CHUNK;
             }
         }
     }
+    oq_failed(OQ_FAIL_MAKE_WAIT);
     return OURO_NO_CHUNK;
 }
 

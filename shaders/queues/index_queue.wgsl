@@ -46,8 +46,9 @@ const OQ_MOVES: u32 = 64u;
 // heap; src/ouroboros/report.rs reads them): the heap had no chunk for queue storage, the
 // wait for a queue chunk another invocation was making ran out, a virtualized queue's
 // search for the position's chunk ran out of rounds, the slot wait ran out, or the item
-// met OQ_MOVES abandoned positions.
-// (OQ_FAIL_NO_MEMORY, OQ_FAIL_MAKE_WAIT, OQ_FAIL_SEARCH, OQ_FAIL_SLOT_WAIT, OQ_FAIL_MOVES.)
+// met OQ_MOVES abandoned positions; or a VAQ chunk-token log's position lay beyond its
+// pointer array's span (ouroboros/chunk_tokens.wgsl). (OQ_FAIL_NO_MEMORY, OQ_FAIL_MAKE_WAIT,
+// OQ_FAIL_SEARCH, OQ_FAIL_SLOT_WAIT, OQ_FAIL_MOVES, OQ_FAIL_SPAN.)
 
 fn oq_failed(cause: u32) -> bool {
     atomicAdd(&heap_meta[OURO_ENQUEUE_FAILS + cause], 1u);

@@ -11,7 +11,7 @@
 
 use super::shared::{
     BSEM_R_BITS, OQ_BACK, OQ_FAIL_MAKE_WAIT, OQ_FAIL_MOVES, OQ_FAIL_NO_MEMORY, OQ_FAIL_SEARCH,
-    OQ_FAIL_SLOT_WAIT, OQ_FILLING, OQ_FRONT, OURO_EV_MISSED, OURO_EV_OOM_WITH_PAGES,
+    OQ_FAIL_SLOT_WAIT, OQ_FAIL_SPAN, OQ_FILLING, OQ_FRONT, OURO_EV_MISSED, OURO_EV_OOM_WITH_PAGES,
     OURO_EV_OUT_OF_ROUNDS, OURO_EV_STRANDED, OURO_EV_UNREGISTERED, OURO_INFO_QUEUE, VL_FRONT,
     VL_OLD, VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
 };
@@ -85,6 +85,8 @@ pub struct EnqueueFailures {
     pub slot_wait: u32,
     /// The item met `OQ_MOVES` positions abandoned by their dequeuers.
     pub moves: u32,
+    /// A VAQ chunk-token log's position lay beyond its pointer array's span from the front.
+    pub span: u32,
 }
 
 impl EnqueueFailures {
@@ -95,21 +97,30 @@ impl EnqueueFailures {
             search: w[OQ_FAIL_SEARCH as usize],
             slot_wait: w[OQ_FAIL_SLOT_WAIT as usize],
             moves: w[OQ_FAIL_MOVES as usize],
+            span: w[OQ_FAIL_SPAN as usize],
         }
+    }
+
+    /// Each cause's name and count.
+    ///
+    /// ```
+    /// let f = gpu_heap::EnqueueFailures::default();
+    /// assert!(f.by_cause().iter().all(|&(_, n)| n == 0));
+    /// ```
+    pub fn by_cause(&self) -> [(&'static str, u32); 6] {
+        [
+            ("no memory", self.no_memory),
+            ("make wait", self.make_wait),
+            ("search", self.search),
+            ("slot wait", self.slot_wait),
+            ("moves", self.moves),
+            ("span", self.span),
+        ]
     }
 
     /// All failed enqueues.
     pub fn total(&self) -> u64 {
-        [
-            self.no_memory,
-            self.make_wait,
-            self.search,
-            self.slot_wait,
-            self.moves,
-        ]
-        .iter()
-        .map(|&n| n as u64)
-        .sum()
+        self.by_cause().iter().map(|&(_, n)| n as u64).sum()
     }
 }
 
@@ -227,10 +238,12 @@ impl OuroborosReport {
         }
         let f = &self.enqueue_failures;
         if f.total() > 0 {
-            s += &format!(
-                " (failed enqueues: {} no memory, {} make wait, {} search, {} slot wait, {} moves)",
-                f.no_memory, f.make_wait, f.search, f.slot_wait, f.moves
-            );
+            let causes: Vec<String> = f
+                .by_cause()
+                .iter()
+                .map(|(cause, n)| format!("{n} {cause}"))
+                .collect();
+            s += &format!(" (failed enqueues: {})", causes.join(", "));
         }
         if self.stale_dequeues > 0 {
             s += &format!(", {} dequeues gave up on old content", self.stale_dequeues);

@@ -42,6 +42,7 @@ crate::meta::wgsl_constants! {
     pub(crate) const OQ_FAIL_SEARCH: u64 = 2;
     pub(crate) const OQ_FAIL_SLOT_WAIT: u64 = 3;
     pub(crate) const OQ_FAIL_MOVES: u64 = 4;
+    pub(crate) const OQ_FAIL_SPAN: u64 = 5;
 
     /// What mallocs met, counted at `OURO_PAGE_EVENTS + event` ([`super::PageEvents`]).
     pub(crate) const OURO_EV_MISSED: u64 = 0;
@@ -70,4 +71,4 @@ crate::meta::wgsl_constants! {
 }
 
 /// The failure causes above.
-pub(crate) const OQ_FAIL_CAUSES: usize = 5;
+pub(crate) const OQ_FAIL_CAUSES: usize = 6;

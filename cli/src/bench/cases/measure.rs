@@ -111,6 +111,12 @@ fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Resu
         ] {
             put(key, value);
         }
+        for (cause, n) in r.enqueue_failures.by_cause() {
+            put(
+                &format!("ouro_failed_{}", cause.replace(' ', "_")),
+                n as f64,
+            );
+        }
         if let Some(n) = r.unreachable_index_chunks.filter(|&n| n > 0) {
             wrong.push(format!(
                 "ouroboros: {n} chunks with free pages out of the index's reach"

@@ -181,6 +181,10 @@ pub struct ClassReport {
     pub filling: u32,
     /// Free pages in the spill: their queue could not take them (`OURO_SPILLED`).
     pub spilled: i32,
+    /// Positions the class queue has handed out at its back since the heap was initialized
+    /// or reset, modulo 2^32: pages enqueued (page-based) or chunk tokens placed
+    /// (chunk-based), so that two reports tell how many were placed between them.
+    pub placed: u32,
     units_per_page: u64,
     pages_per_batch: u64,
 }
@@ -341,6 +345,7 @@ impl GpuHeap {
                     reserved: head[d + 1] & ((1 << BSEM_R_BITS) - 1),
                     filling: head[d + OQ_FILLING as usize],
                     spilled: spilled[k as usize] as i32,
+                    placed: head[d + OQ_BACK as usize],
                     units_per_page,
                     pages_per_batch,
                 }

@@ -108,6 +108,10 @@ fn books(e: &Engine, options: &Options, round: u32, record: &mut Record) -> Resu
             ("ouro_failed_enqueues", r.enqueue_failures.total() as f64),
             ("ouro_queue_chunks", r.queue_chunks as f64),
             ("ouro_pooled", r.pooled as f64),
+            (
+                "ouro_placed",
+                r.classes.iter().map(|c| c.placed as f64).sum::<f64>(),
+            ),
         ] {
             put(key, value);
         }

@@ -97,7 +97,7 @@
 // 64 CAS attempts each to move the cursor and to pull the hint back (a token left outside
 // the live part when they all fail is out of the walks' reach, not of the index's, until
 // the hint comes back to it or its chunk is retired).
-// Virtualized: 64 weak CAS for a fresh position; OURO_MAKE_WAIT rounds for a VAQ pointer,
+// Virtualized: 64 weak CAS for a fresh position; VQ_PTR_WAIT rounds for a VAQ pointer,
 // OURO_QC_ITEMS exchanges to zero a chunk; CT_HOPS links followed per VLQ lookup (vl_find's
 // VL_ROUNDS for insertions, each with up to OURO_MAKE_WAIT rounds of waiting for a link
 // being made: vlq.wgsl); CT_FRONT_STEPS front moves per drain.
@@ -248,37 +248,38 @@ fn ct_lookup(k: u32, pos: u32) -> u32 {
         return OURO_NO_CHUNK;
     }
     let p = atomicLoad(&heap_meta[vq_ptr_word(k, pos)]);
-    if (p == 0u || p == CT_PTR_BUSY || !ct_valid(k, p - 1u, ct_chunk_start(pos))) {
+    if (p == 0u || !ct_valid(k, p - 1u, ct_chunk_start(pos))) {
         return OURO_NO_CHUNK;
     }
     return p - 1u;
 }
 
-// A pointer word claimed by the invocation making its chunk (never chunk + 1).
-const CT_PTR_BUSY: u32 = 0xffffffffu;
-
-// Makes the queue chunk for the positions from `start` and publishes it in pointer word pw,
-// claimed first, so that one invocation makes and empties each chunk (OURO_QC_ITEMS
-// exchanges) while the others wait for it: the chunk, OURO_NO_CHUNK if the heap has none
-// (the word is free again), or CT_PTR_BUSY if the word was not free.
+// A fresh queue chunk for the positions from `start`, published in pointer word pw (or the
+// one someone else published first). A chunk that loses the race was never published and
+// holds OQ_EMPTY throughout: it goes back to the pool as such, so that the next queue chunk
+// made from it is not emptied again.
 fn ct_install(k: u32, pw: u32, start: u32) -> u32 {
+    let c = ouro_queue_chunk_new(k, start, false);
+    if (c == OURO_NO_CHUNK) {
+        return OURO_NO_CHUNK;
+    }
     for (var attempt = 0u; attempt < 64u; attempt++) {
-        let x = atomicCompareExchangeWeak(&heap_meta[pw], 0u, CT_PTR_BUSY);
+        let x = atomicCompareExchangeWeak(&heap_meta[pw], 0u, c + 1u);
         if (x.exchanged) {
-            let c = ouro_queue_chunk_new(k, start, false);
-            atomicStore(&heap_meta[pw], select(c + 1u, 0u, c == OURO_NO_CHUNK));
             return c;
         }
         if (x.old_value != 0u) {
             break;
         }
     }
-    return CT_PTR_BUSY;
+    ouro_queue_chunk_free_drained(c);
+    return OURO_NO_CHUNK; // the caller looks at the pointer again
 }
 
 // The chunk for an insertion at pos. The inserter of a chunk's first position also installs
 // the next chunk ahead of need (section 5.1, as queues/vaq.wgsl does for pages), so that
-// insertions rarely wait for a chunk's maker, who empties it (OURO_QC_ITEMS exchanges).
+// insertions rarely find their chunk missing: emptying one takes its maker OURO_QC_ITEMS
+// exchanges, and every inserter that waited out its wait would make one too.
 fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
     let c = ct_chunk_at(k, pos);
     let next = ct_chunk_start(pos) + OURO_QC_ITEMS;
@@ -291,9 +292,8 @@ fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
     return c;
 }
 
-// The chunk holding pos, for its inserter: waits OURO_MAKE_WAIT rounds for its pointer (the
-// inserter of the chunk's first position installs it at once, others once VQ_PTR_WAIT
-// rounds found no pointer and no claim).
+// The chunk holding pos, for its inserter: waits VQ_PTR_WAIT rounds for its pointer (the
+// inserter of the chunk's first position installs it at once, others after the wait).
 fn ct_chunk_at(k: u32, pos: u32) -> u32 {
     if (pos - ct_front(k) >= ct_span(k)) {
         oq_failed(OQ_FAIL_SPAN); // beyond the pointer array's lap (or behind the front)
@@ -301,25 +301,22 @@ fn ct_chunk_at(k: u32, pos: u32) -> u32 {
     }
     let pw = vq_ptr_word(k, pos);
     let start = ct_chunk_start(pos);
-    for (var round = 0u; round < OURO_MAKE_WAIT; round++) {
+    for (var round = 0u; round < VQ_PTR_WAIT; round++) {
         let p = atomicLoad(&heap_meta[pw]);
-        if (p == CT_PTR_BUSY) {
-            continue; // being made
-        }
         if (p != 0u) {
             if (atomicLoad(&heap_meta[OURO_QC_START + p - 1u]) == start) {
                 return p - 1u;
             }
             continue; // the previous lap's chunk, being released by the front's mover
         }
-        if (pos == start || round >= VQ_PTR_WAIT) {
+        if (pos == start || round >= VQ_PTR_WAIT / 2u) {
             let c = ct_install(k, pw, start);
-            if (c == OURO_NO_CHUNK) {
-                oq_failed(OQ_FAIL_NO_MEMORY); // the heap has no chunk for it
+            if (c != OURO_NO_CHUNK) {
                 return c;
             }
-            if (c != CT_PTR_BUSY) {
-                return c;
+            if (atomicLoad(&heap_meta[pw]) == 0u) {
+                oq_failed(OQ_FAIL_NO_MEMORY); // the heap has no chunk for it
+                return OURO_NO_CHUNK;
             }
         }
     }
@@ -334,7 +331,7 @@ fn ct_advance(k: u32) {
         let f = atomicLoad(&heap_meta[word]);
         let pw = vq_ptr_word(k, f);
         let p = atomicLoad(&heap_meta[pw]);
-        if (p == 0u || p == CT_PTR_BUSY || atomicLoad(&heap_meta[OURO_QC_START + p - 1u]) != f) {
+        if (p == 0u || atomicLoad(&heap_meta[OURO_QC_START + p - 1u]) != f) {
             return;
         }
         if (atomicLoad(&heap_meta[OURO_QC_COUNT + p - 1u]) != QC_DRAINED) {

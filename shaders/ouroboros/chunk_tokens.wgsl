@@ -80,7 +80,8 @@
 // needs about 4 billion token placements to get there.
 //
 // Failure: no queue chunk (the heap is full) or a VAQ position beyond the span makes
-// ct_insert return false; the caller (cb_enqueue) then leaves the chunk without a token, as
+// ct_insert return false (VAQ: counted by cause, OQ_FAIL_NO_MEMORY, OQ_FAIL_MAKE_WAIT,
+// OQ_FAIL_SPAN); the caller (cb_enqueue) then leaves the chunk without a token, as
 // the standard ring does when an insertion cannot find a slot; walkers still find its free
 // pages through the index (chunk_based.wgsl). VL: a position whose queue chunk the
 // heap could not give is void (queues/vlq_links.wgsl), in no chunk, and reads as removed

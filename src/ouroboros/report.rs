@@ -10,10 +10,10 @@
 //! dispatch unless the allocator leaks; the conformance suite checks them.
 
 use super::shared::{
-    BSEM_R_BITS, OQ_BACK, OQ_FAIL_MAKE_WAIT, OQ_FAIL_MOVES, OQ_FAIL_NO_MEMORY, OQ_FAIL_SEARCH,
-    OQ_FAIL_SLOT_WAIT, OQ_FAIL_SPAN, OQ_FILLING, OQ_FRONT, OURO_EV_MISSED, OURO_EV_OOM_WITH_PAGES,
-    OURO_EV_OUT_OF_ROUNDS, OURO_EV_STRANDED, OURO_EV_UNREGISTERED, OURO_INFO_QUEUE, VL_FRONT,
-    VL_OLD, VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
+    BSEM_R_BITS, OQ_BACK, OQ_FAIL_CAUSES, OQ_FAIL_MAKE_WAIT, OQ_FAIL_MOVES, OQ_FAIL_NO_MEMORY,
+    OQ_FAIL_SEARCH, OQ_FAIL_SLOT_WAIT, OQ_FAIL_SPAN, OQ_FILLING, OQ_FRONT, OURO_EV_MISSED,
+    OURO_EV_OOM_WITH_PAGES, OURO_EV_OUT_OF_ROUNDS, OURO_EV_STRANDED, OURO_EV_UNREGISTERED,
+    OURO_INFO_QUEUE, VL_FRONT, VL_OLD, VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
 };
 use super::{
     OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, PAGE_EVENTS_WORD, STALE_DEQUEUES_WORD,
@@ -107,7 +107,7 @@ impl EnqueueFailures {
     /// let f = gpu_heap::EnqueueFailures::default();
     /// assert!(f.by_cause().iter().all(|&(_, n)| n == 0));
     /// ```
-    pub fn by_cause(&self) -> [(&'static str, u32); 6] {
+    pub fn by_cause(&self) -> [(&'static str, u32); OQ_FAIL_CAUSES] {
         [
             ("no memory", self.no_memory),
             ("make wait", self.make_wait),

@@ -283,8 +283,9 @@ fn ct_install(k: u32, pw: u32, start: u32) -> u32 {
 // exchanges, and every inserter that waited out its wait would make one too.
 fn ct_chunk_for_insert(k: u32, pos: u32) -> u32 {
     let c = ct_chunk_at(k, pos);
-    let next = ct_chunk_start(pos) + OURO_QC_ITEMS;
-    if (c != OURO_NO_CHUNK && pos == next - OURO_QC_ITEMS && next - ct_front(k) < ct_span(k)) {
+    let start = ct_chunk_start(pos);
+    let next = start + OURO_QC_ITEMS;
+    if (c != OURO_NO_CHUNK && pos == start && next - ct_front(k) < ct_span(k)) {
         let pw = vq_ptr_word(k, next);
         if (atomicLoad(&heap_meta[pw]) == 0u) {
             _ = ct_install(k, pw, next);

@@ -4,9 +4,9 @@
 //! index of chunks with free pages, with many claimants on few pages), so the refill, which
 //! asks for a few more blocks than were freed, gets exactly as many as were freed.
 //!
-//! The page-based variants on virtualized queues, full, send freed pages to the spill (their
-//! queues have no memory for queue chunks): a malloc must find a spilled page wherever it
-//! lies before it reports out of memory.
+//! The page-based variants on virtualized queues, full to the last chunk, send freed pages to
+//! the spill (their queues have no memory for queue chunks): a malloc must find a spilled
+//! page wherever it lies before it reports out of memory.
 
 mod common;
 
@@ -15,9 +15,10 @@ use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy, UNIT_BYTES};
 
 /// held[i]: slot i's block (HEAP_NULL when empty), whose first word holds i while live.
 /// params[0]: the phase (0 fill every slot, 1 free the slots whose hash is odd, 2 fill the
-/// empty slots, 3 free everything, 4 free slot params[1], 5 fill slot params[1]).
+/// empty slots, 3 free everything, 4 free slot params[1], 5 fill slot params[1], 6 the first
+/// eight invocations each malloc a block of 16 KiB, a run of two chunks, and keep it).
 /// out[0]: NULL mallocs; out[1]: frees that failed; out[2]: blocks that lost their slot
-/// number (handed out twice); out[3]: frees made.
+/// number (handed out twice); out[3]: frees made, and the 16 KiB blocks phase 6 got.
 const KERNEL: &str = r#"
 #include "alloc.wgsl"
 @group(1) @binding(0) var<storage, read_write> held: array<u32>;
@@ -31,6 +32,12 @@ fn phase(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let p = held[i];
     let step = params[0];
+    if (step == 6u) {
+        if (i < 8u && malloc(16384u) != HEAP_NULL) {
+            atomicAdd(&out[3], 1u);
+        }
+        return;
+    }
     if (step == 1u || step == 3u || step == 4u) {
         let kept = (step == 1u && (gpu_heap_hash(i * 0x9e3779b9u) & 1u) == 0u)
             || (step == 4u && i != params[1]);
@@ -204,7 +211,9 @@ fn chunk_based_hand_over_refused_loses_no_page() {
 }
 
 /// A full heap of a page-based variant on virtualized queues, one block freed at a time in
-/// chunks far apart: each freed page goes to the spill, and the next malloc must take it
+/// chunks far apart. The 16 B blocks leave the queue reserve's chunks free (their pages come
+/// from fresh runs, not through the queue); blocks of 16 KiB, runs that the reserve does not
+/// hold back, take those. So each freed page goes to the spill, and the next malloc must take it
 /// (the only free page of the heap) however far it lies from where the spill's search
 /// starts. Each chunk lies five eighths of the heap's chunks after the last, where the
 /// cursor then is: further than two searches of the window (64 chunks, spill.wgsl's
@@ -214,6 +223,15 @@ fn page_based_virtualized_variants_find_a_spilled_page_anywhere() {
     for strategy in [Strategy::OuroPVA, Strategy::OuroPVL] {
         let r = Refill::new(strategy);
         r.fill();
+        let runs = r.run(6, 0)[3];
+        let report = r.heap.ouroboros_report().unwrap().unwrap();
+        assert_eq!(
+            (report.fresh_left, report.pooled),
+            (0, 0),
+            "{strategy:?}: chunks left after the 16 KiB blocks"
+        );
+        let live = r.heap.stats().unwrap().allocations_live;
+        assert!(runs > 0 && live > r.capacity as u64, "no 16 KiB block");
         let held = common::read_words(r.gpu, &r.held, r.slots as u64);
         let chunk_units = r.heap.config().ouroboros.chunk_size / UNIT_BYTES as u32;
         let heap_chunks = r.heap.layout().bytes / UNIT_BYTES / chunk_units as u64;
@@ -246,7 +264,7 @@ fn page_based_virtualized_variants_find_a_spilled_page_anywhere() {
             let nulls = r.run(5, slot)[0] - nulls_before;
             assert_eq!(
                 (nulls, r.heap.stats().unwrap().allocations_live),
-                (0, r.capacity as u64),
+                (0, live),
                 "{strategy:?}: chunk {chunk}'s freed block found again; {}",
                 r.books()
             );

@@ -5,7 +5,9 @@
 //! On the H200 that cap was reached by P-VL with a million mallocs in flight. lavapipe does
 //! not get there, so the test puts E at its cap before the mallocs run: none can register a
 //! batch, all wait out their rounds while E says batches are on their way, and each then
-//! produces.
+//! produces. It also marks the class's fresh run as being installed, so that the mallocs,
+//! which find no page queued, take the queue path (ouroboros/fresh_runs.wgsl gives up
+//! after its rounds) instead of the run's pages.
 
 mod common;
 
@@ -23,6 +25,7 @@ const KERNEL: &str = r#"
 @compute @workgroup_size(1)
 fn saturate() {
     atomicStore(&gpu_heap_meta[gpu_heap_ouro_queue_meta(0u) + 1u], GPU_HEAP_BSEM_E_MAX << GPU_HEAP_BSEM_R_BITS);
+    atomicStore(&gpu_heap_meta[gpu_heap_ouro_queue_meta(0u) + GPU_HEAP_OQ_FRESH_RUN], GPU_HEAP_OURO_FRESH_BUSY);
 }
 
 @compute @workgroup_size(64)

@@ -187,7 +187,8 @@ fn ouro_run_alloc(run: u32) -> u32 {
     return OURO_CHUNK_CONTENDED;
 }
 
-// Gives fresh chunks [lo, hi) (fewer than 2 * the largest run) to the pool.
+// Gives fresh chunks [lo, hi) (fewer than 2 * the largest run, or than a fresh run of
+// fresh_runs.wgsl) to the pool.
 fn ouro_pool_range(lo: u32, hi: u32) {
     for (var c = lo; c < hi; c++) {
         ouro_chunk_free(c);
@@ -208,14 +209,14 @@ fn ouro_queue_in_heap(k: u32) -> bool {
 // of classes whose queues live in the heap hold at most all chunks but OURO_QUEUE_RESERVE
 // (ouro_reserve_take says why).
 fn ouro_queue_reserve_reached(k: u32) -> bool {
-    return ouro_takes_reserve(k, atomicLoad(&heap_meta[OURO_HELD_CHUNKS]));
+    return ouro_takes_reserve(k, atomicLoad(&heap_meta[OURO_HELD_CHUNKS]), ouro_run_chunks(k));
 }
 
-// Whether one more chunk or run of class k, on top of `held` chunks held by classes
+// Whether `run` more chunks of class k, on top of `held` chunks held by classes
 // (OURO_HELD_CHUNKS), would take from the queue reserve. Only classes whose queues live in
 // the heap are held to it.
-fn ouro_takes_reserve(k: u32, held: u32) -> bool {
-    return ouro_queue_in_heap(k) && held + ouro_run_chunks(k) + OURO_QUEUE_RESERVE > ouro_chunk_end();
+fn ouro_takes_reserve(k: u32, held: u32, run: u32) -> bool {
+    return ouro_queue_in_heap(k) && held + run + OURO_QUEUE_RESERVE > ouro_chunk_end();
 }
 
 // Takes a ticket for class k's next chunk or run (`run` chunks) on OURO_HELD_CHUNKS before
@@ -232,7 +233,7 @@ fn ouro_reserve_take(k: u32, run: u32) -> bool {
         return true;
     }
     let held = atomicAdd(&heap_meta[OURO_HELD_CHUNKS], run);
-    if (ouro_takes_reserve(k, held)) {
+    if (ouro_takes_reserve(k, held, run)) {
         atomicSub(&heap_meta[OURO_HELD_CHUNKS], run);
         return false;
     }

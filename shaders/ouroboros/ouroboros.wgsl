@@ -46,6 +46,14 @@ fn ouro_queue_info(q: u32) -> u32 {
 #ifdef OURO_QUEUE_VL
 #include "../queues/vlq.wgsl"
 #endif
+// Fresh runs: page-based variants (OURO_FRESH_RUNS: the layout has their counters) in heaps
+// that cannot grow (a trim would have to end the runs in its range).
+#ifdef OURO_FRESH_RUNS
+#ifndef GPU_HEAP_GROWABLE
+#define OURO_FRESH_PAGES
+#include "fresh_runs.wgsl"
+#endif
+#endif
 #include "page_based.wgsl"
 #ifdef OURO_CHUNK_BASED
 #include "../core/summary_bitmap.wgsl"

@@ -3,13 +3,17 @@
 // the semaphore for one page; when pages run out, one invocation per missing batch takes a
 // chunk from the chunk manager, keeps its first page and enqueues the others (a batch is
 // the pages of one chunk). free enqueues the page and signals one unit. Page chunks keep
-// their class for the heap's lifetime, as in the paper.
+// their class for the heap's lifetime, as in the paper. Unlike the paper, in heaps that
+// cannot grow a malloc of a class up to one chunk that finds no page queued first takes the
+// next page of the class's fresh run (fresh_runs.wgsl); it produces batches only where
+// the run has none for it (no memory for a run, or its rounds ran out).
 //
 // Invariants
-//   - A page is in exactly one place: its class queue, out with a user (live bit set), or
-//     the spill (spill.wgsl), where frees and producers put the pages the queue could not
-//     take (no memory for a virtualized queue's chunk, or a bounded wait ran out). So a
-//     free never fails and no page leaves circulation.
+//   - A page is in exactly one place: its class queue, out with a user (live bit set), the
+//     part of a fresh run not yet handed out (fresh_runs.wgsl), or the spill (spill.wgsl),
+//     where frees and producers put the pages the queue could not take (no memory for a
+//     virtualized queue's chunk, or a bounded wait ran out). So a free never fails and no
+//     page leaves circulation.
 //   - The class queue never holds more than OURO_CHUNK_LIMIT(k) * batch pages, its ring's
 //     capacity: a class takes a new chunk only under that limit (ouro_chunk_limit(k)), so
 //     enqueue never finds the ring full. Past the limit malloc reports out of memory.
@@ -230,6 +234,21 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
     var patience = 0u;
     // Rounds since our production found no memory while no pages were coming (0: none).
     var dry = 0u;
+    // Whether the malloc holds a unit it took before the loop.
+    var unit = false;
+#ifdef OURO_FRESH_PAGES
+    // A unit of a queued page if there is one (the wait's first take, which the loop would
+    // make), else a page of the class's fresh run (fresh_runs.wgsl).
+    if (k < OURO_BASE_CLASSES) {
+        unit = bsem_try_take(qm, 1u);
+        if (!unit) {
+            let a = ouro_fresh_take(k);
+            if (a.status == HEAP_OK) {
+                return a;
+            }
+        }
+    }
+#endif
     loop {
         // Out of rounds: one last production, if this malloc may make one.
         let last = round >= OURO_ROUNDS;
@@ -243,6 +262,9 @@ fn ouro_p_malloc_queued(k: u32) -> HeapAlloc {
             }
             retire = ouro_help_last(qm);
             produce = true;
+        } else if (unit) {
+            r = BSEM_GOT;
+            unit = false;
         } else {
             r = ouro_take_step(qm, batch, &st, dry);
         }

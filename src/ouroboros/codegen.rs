@@ -16,6 +16,9 @@ impl OuroGeometry {
         if self.subgroups {
             let _ = writeln!(s, "#define GPU_HEAP_SUBGROUPS");
         }
+        if self.fresh_taken > 0 {
+            let _ = writeln!(s, "#define OURO_FRESH_RUNS");
+        }
         if self.qc_words > 0 {
             // Queue chunks with their own start, next and count words (linked queues, and
             // the chunk-based front end's token log).
@@ -81,6 +84,9 @@ impl OuroGeometry {
         }
         if self.queue_kind == QueueKind::VirtualLinked {
             constant("OURO_VL_TRAIL", self.vl_trail());
+        }
+        if self.fresh_taken > 0 {
+            constant("OURO_FRESH_TAKEN", self.fresh_taken);
         }
         constant("OURO_QUEUE_RESERVE", self.queue_reserve());
         let mut switch = |name: &str, values: &[u64]| {

@@ -25,6 +25,8 @@
 //!                           16-byte unit; OURO_SPILL_COUNT, one word per chunk;
 //!                           OURO_SPILLED and OURO_SPILL_CURSOR, one word per class each
 //!  ..                       linked and token-log queue chunks' words, VAQ pointer slots
+//!  ..                       page-based: OURO_FRESH_TAKEN, a fresh run's page counter per
+//!                           chunk (ouroboros/fresh_runs.wgsl)
 //!  ..                       chunk-based: per chunk its count, token state, token position,
 //!                           on linked queues the queue chunk holding the token, and page
 //!                           bitmask (OURO_CB_*), then the index of chunks with free pages
@@ -126,6 +128,9 @@ pub(crate) struct OuroGeometry {
     /// (`shaders/core/summary_bitmap.wgsl`): per base class a range of
     /// `2^cb_index_shift() >= chunks` indices. Its layers' first words; empty if page-based.
     pub cb_index: Vec<u64>,
+    /// Page-based: the fresh runs' page counters, one word per chunk
+    /// (ouroboros/fresh_runs.wgsl); 0 if chunk-based.
+    pub fresh_taken: u64,
     pub meta_words: u64,
     /// Chunk-based with subgroups: `GPU_HEAP_SUBGROUPS` (OuroPlanInput::subgroups).
     pub subgroups: bool,
@@ -293,6 +298,11 @@ impl OuroGeometry {
         if per_chunk_qc {
             next += 3 * chunks;
         }
+        // Page-based: a fresh run's page counter per chunk (at the run's first chunk).
+        let fresh_taken = if p.chunk_based { 0 } else { next };
+        if !p.chunk_based {
+            next += chunks;
+        }
         // Chunk-based: the positions a walk covers (twice the chunks a class can own, as the
         // standard ring of chunk tokens has slots).
         let cb_span = (2 * chunks).next_power_of_two();
@@ -405,6 +415,7 @@ impl OuroGeometry {
             cb_meta,
             cb_words,
             cb_index,
+            fresh_taken,
             meta_words: next,
             subgroups: p.subgroups && p.chunk_based,
         })

@@ -2,8 +2,9 @@
 //! ([`GpuHeap::ouroboros_report`]).
 //!
 //! A page-based heap keeps a conservation law: every unit of a page chunk is in a live
-//! allocation, in a free page of its class queue (the class semaphore's count), or in the
-//! spill (`OURO_SPILLED`: free pages a queue could not take, ouroboros/spill.wgsl). [`OuroborosReport::unaccounted_units`]
+//! allocation, in a free page of its class queue (the class semaphore's count), in the
+//! spill (`OURO_SPILLED`: free pages a queue could not take, ouroboros/spill.wgsl), or in
+//! the part of the class's fresh run not yet handed out (ouroboros/fresh_runs.wgsl). [`OuroborosReport::unaccounted_units`]
 //! is what breaks it, and a virtualized queue's chunks are all reachable from its
 //! pointers ([`OuroborosReport::unreachable_queue_chunks`]), and a linked queue's front
 //! passes every finished chunk ([`OuroborosReport::stalled_queue_chunks`]). All are 0 after every
@@ -11,9 +12,10 @@
 
 use super::shared::{
     BSEM_R_BITS, OQ_BACK, OQ_FAIL_CAUSES, OQ_FAIL_MAKE_WAIT, OQ_FAIL_MOVES, OQ_FAIL_NO_MEMORY,
-    OQ_FAIL_SEARCH, OQ_FAIL_SLOT_WAIT, OQ_FAIL_SPAN, OQ_FILLING, OQ_FRONT, OURO_EV_MISSED,
-    OURO_EV_OOM_WITH_PAGES, OURO_EV_OUT_OF_ROUNDS, OURO_EV_STRANDED, OURO_EV_UNREGISTERED,
-    OURO_INFO_QUEUE, VL_FRONT, VL_OLD, VQ_BUSY, VQ_CHUNK_MASK, VQ_DEAD,
+    OQ_FAIL_SEARCH, OQ_FAIL_SLOT_WAIT, OQ_FAIL_SPAN, OQ_FILLING, OQ_FRESH_RUN, OQ_FRONT,
+    OURO_EV_MISSED, OURO_EV_OOM_WITH_PAGES, OURO_EV_OUT_OF_ROUNDS, OURO_EV_STRANDED,
+    OURO_EV_UNREGISTERED, OURO_FRESH_LOG_BITS, OURO_INFO_QUEUE, VL_FRONT, VL_OLD, VQ_BUSY,
+    VQ_CHUNK_MASK, VQ_DEAD,
 };
 use super::{
     OuroGeometry, QueueKind, ENQUEUE_FAILS_WORD, FRESH_WORD, PAGE_EVENTS_WORD, STALE_DEQUEUES_WORD,
@@ -181,6 +183,9 @@ pub struct ClassReport {
     pub filling: u32,
     /// Free pages in the spill: their queue could not take them (`OURO_SPILLED`).
     pub spilled: i32,
+    /// Pages of the class's fresh run not yet handed out (page-based heaps that cannot
+    /// grow; 0 otherwise): mallocs that find no page queued take them in order.
+    pub fresh: u64,
     /// Positions the class queue has handed out at its back since the heap was initialized
     /// or reset, modulo 2^32: pages enqueued (page-based) or chunk tokens placed
     /// (chunk-based), so that two reports tell how many were placed between them.
@@ -203,7 +208,7 @@ impl OuroborosReport {
             .iter()
             .map(|c| {
                 let pages = c.chunks as i64 * c.pages_per_batch as i64;
-                let free = c.queued as i64 + c.spilled as i64;
+                let free = c.queued as i64 + c.spilled as i64 + c.fresh as i64;
                 (pages - c.live_pages as i64 - free) * c.units_per_page as i64
             })
             .sum();
@@ -275,6 +280,9 @@ impl OuroborosReport {
             if c.spilled != 0 {
                 s += &format!(", {} spilled", c.spilled);
             }
+            if c.fresh != 0 {
+                s += &format!(", {} fresh", c.fresh);
+            }
             if c.batches_in_production + c.reserved + c.filling > 0 {
                 s += &format!(
                     ", E {} R {} filling {}",
@@ -324,10 +332,24 @@ impl GpuHeap {
                 } else {
                     1
                 };
+                let d = queue(k);
+                // The fresh run: its chunks are the class's whether or not a malloc has
+                // stamped them yet (between dispatches, one not stamped has given no page).
+                let mut run = 0..0;
+                let mut fresh = 0;
+                let word = head[d + OQ_FRESH_RUN as usize];
+                if g.fresh_taken > 0 && word != 0 && word != u32::MAX {
+                    let first = (word >> OURO_FRESH_LOG_BITS) - 1;
+                    let log = word & ((1 << OURO_FRESH_LOG_BITS) - 1);
+                    run = first..first + (1 << log);
+                    let pages = pages_per_batch << log;
+                    let taken = self.read_meta(g.fresh_taken + first as u64, 1)?[0] as u64;
+                    fresh = pages - taken.min(pages);
+                }
                 let mut chunks = 0;
                 let mut live_pages = 0;
                 for (c, &i) in info.iter().enumerate() {
-                    if i == k + 1 {
+                    if i == k + 1 || (i == 0 && run.contains(&(c as u32))) {
                         chunks += 1;
                         live_pages += live_in(
                             c as u64 * g.chunk_units as u64,
@@ -335,8 +357,7 @@ impl GpuHeap {
                         );
                     }
                 }
-                let d = queue(k);
-                ClassReport {
+                Ok(ClassReport {
                     page_bytes: units_per_page * 16,
                     chunks,
                     live_pages,
@@ -346,11 +367,12 @@ impl GpuHeap {
                     filling: head[d + OQ_FILLING as usize],
                     spilled: spilled[k as usize] as i32,
                     placed: head[d + OQ_BACK as usize],
+                    fresh,
                     units_per_page,
                     pages_per_batch,
-                }
+                })
             })
-            .collect::<Vec<_>>();
+            .collect::<Result<Vec<_>>>()?;
         let queue_chunks = info.iter().filter(|&&i| i & OURO_INFO_QUEUE != 0).count() as u32;
         let page_based = g.cb_words == 0;
         let linked = page_based && g.queue_kind == QueueKind::VirtualLinked;

@@ -24,10 +24,15 @@ crate::meta::wgsl_constants! {
     pub(crate) const VL_BACK: u64 = 6;
     pub(crate) const VL_OLD: u64 = 7;
     pub(crate) const CT_FRONT: u64 = 5;
-    /// [8]: batches being filled; [96]: the chunk-based malloc's spread counter. The rest
-    /// is unused.
+    /// [8]: batches being filled; [96]: the chunk-based malloc's spread counter; [97]: the
+    /// page-based class's fresh run (ouroboros/fresh_runs.wgsl), which every malloc that
+    /// finds no page queued reads. The rest is unused.
     pub(crate) const OQ_FILLING: u64 = 8;
     pub(crate) const OQ_SPREAD: u64 = 96;
+    pub(crate) const OQ_FRESH_RUN: u64 = 97;
+    /// A fresh run word: (first chunk + 1) above `OURO_FRESH_LOG_BITS` bits of log2(its
+    /// chunks); 0 for none, `u32::MAX` while one is installed.
+    pub(crate) const OURO_FRESH_LOG_BITS: u32 = 4;
 
     /// Slot values of the index queues: the deletion marker (a zeroed ring is an empty queue),
     /// a position whose dequeuer gave up, and a VAQ position whose enqueuer abandoned it. Page

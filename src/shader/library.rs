@@ -97,6 +97,10 @@ pub(super) const LIBRARY: &[(&str, &str)] = &[
         include_str!("../../shaders/ouroboros/spill.wgsl"),
     ),
     (
+        "ouroboros/fresh_runs.wgsl",
+        include_str!("../../shaders/ouroboros/fresh_runs.wgsl"),
+    ),
+    (
         "ouroboros/page_based.wgsl",
         include_str!("../../shaders/ouroboros/page_based.wgsl"),
     ),

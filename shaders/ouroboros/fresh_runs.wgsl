@@ -1,0 +1,161 @@
+// Ouroboros, page-based front end: fresh pages handed out in order from a run of chunks.
+//
+// Provides ouro_fresh_take(k), a page of class k from the class's current fresh run, for
+// the base classes of the page-based variants in heaps that cannot grow (OURO_FRESH_RUNS).
+// Not in the paper (ICS 2020, Algorithm 3), whose mallocs take every page through the class
+// queue: a class whose queue is empty has one invocation per chunk enqueue that chunk's
+// pages while every other malloc of the class polls the semaphore until they are signalled
+// (BENCHMARKS.md, "ouro-p-s in accumulate mode: where the time goes"). Here a malloc that
+// finds no page queued takes the next page of the run with one atomicAdd, as a bump
+// allocator does, and nothing waits for a production. Frees still enqueue, so pages come
+// back to the class queue as in the paper, and later mallocs take them from there.
+//
+// State (heap_meta):
+//   ouro_queue_meta(k) + OQ_FRESH_RUN  the class's run: 0 none, OURO_FRESH_BUSY while an
+//                                   invocation that found none installs one, otherwise
+//                                   ((first chunk + 1) << OURO_FRESH_LOG_BITS) | log2(chunks)
+//   OURO_FRESH_TAKEN + first        pages of the run starting at chunk `first` handed out or
+//                                   asked for past its end (a run's counter, never reset)
+//
+// Invariants
+//   - Page i of a run goes to the one malloc whose atomicAdd on the run's counter returned
+//     i. A counter starts at zero (heap_meta is cleared) and belongs to its run for good:
+//     page chunks keep their class for the heap's lifetime and never return to the pool
+//     (page_based.wgsl), so a chunk starts a run at most once, and a malloc that added to
+//     a run that was already spent gets a number past its end and takes nothing.
+//   - Every chunk of a run is stamped with its class before any of its pages goes out: the
+//     taker of a page stamps the page's chunk unless it sees the stamp already there (the
+//     same value, so the order of several takers' stamps does not matter). Frees check
+//     the stamp (ouroboros.wgsl, strategy_free).
+//   - Exactly one malloc installs the run that follows a spent one: the one whose add
+//     returned the run's page count. A run is installed only from a run or from none, so
+//     no two installs race: from none, the one malloc whose compare-exchange set
+//     OURO_FRESH_BUSY installs.
+//   - A run's chunks count as the class's (OQ_CLASS_CHUNKS, against ouro_chunk_limit(k), so
+//     that its queue can take back every page) and as held chunks (the queue reserve of
+//     virtualized queues), as the batches of ouro_p_produce do.
+//   - Between dispatches a run's chunks that are not stamped hold only pages never handed
+//     out; src/ouroboros/report.rs counts those chunks as the class's and the pages the
+//     run has left as free pages.
+//   - Runs double from one chunk up to OURO_FRESH_MAX_LOG, and a run takes at most a
+//     sixteenth of the fresh chunks left, so a class holds few more fresh pages than it
+//     uses while the heap fills, and one chunk at a time near its end.
+//
+// Loops, all bounded: ouro_fresh_take makes at most OURO_FRESH_ROUNDS rounds (a round is
+// one load, and at most one add per run seen), then leaves the malloc to the queue path.
+// ouro_fresh_install calls the chunk manager once (its loops are bounded there).
+
+const OURO_FRESH_MAX_LOG: u32 = 14u;
+const OURO_FRESH_BUSY: u32 = 0xffffffffu;
+// Rounds of looking at the run word; at most a few installs happen while a malloc looks.
+const OURO_FRESH_ROUNDS: u32 = 4096u;
+const_assert OURO_FRESH_MAX_LOG < (1u << OURO_FRESH_LOG_BITS);
+const_assert OURO_CHUNKS < (1u << (31u - OURO_FRESH_LOG_BITS));
+
+// A page of class k from its fresh run, or HEAP_NULL with HEAP_OUT_OF_MEMORY where the
+// class has no run and no chunk is in sight for one, or HEAP_CONTENTION where the rounds
+// ran out: the caller then takes the queue path (page_based.wgsl), which produces batches
+// as the paper's does.
+fn ouro_fresh_take(k: u32) -> HeapAlloc {
+    let qm = ouro_queue_meta(k);
+    let word = qm + OQ_FRESH_RUN;
+    let pu = ouro_page_units(k);
+    // The last run this malloc found spent: it adds to a run's counter once at most.
+    var spent = 0u;
+    for (var round = 0u; round < OURO_FRESH_ROUNDS; round++) {
+        let run = atomicLoad(&heap_meta[word]);
+        if (run == 0u) {
+            if (!ouro_chunk_in_sight(k, qm)) {
+                break;
+            }
+            if (atomicCompareExchangeWeak(&heap_meta[word], 0u, OURO_FRESH_BUSY).exchanged) {
+                ouro_fresh_install(k, 0u);
+            }
+        } else if (run != OURO_FRESH_BUSY && run != spent) {
+            let first = (run >> OURO_FRESH_LOG_BITS) - 1u;
+            let pages = ouro_batch(k) << (run & ((1u << OURO_FRESH_LOG_BITS) - 1u));
+            let i = atomicAdd(&heap_meta[OURO_FRESH_TAKEN + first], 1u);
+            if (i < pages) {
+                let unit = (first << OURO_CHUNK_SHIFT) + i * pu;
+                let info = OURO_CHUNK_INFO + (unit >> OURO_CHUNK_SHIFT);
+                if (atomicLoad(&heap_meta[info]) == k + 1u || ouro_stamp(info, k + 1u)) {
+                    return ouro_grant(unit, pu);
+                }
+            }
+            spent = run;
+            if (i == pages) {
+                ouro_fresh_install(k, run);
+            }
+        }
+    }
+    if (atomicLoad(&heap_meta[word]) == 0u) {
+        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
+    }
+    return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
+}
+
+// Installs class k's next run after `spent` (0: the class had none, and the caller set
+// OURO_FRESH_BUSY). Its length doubles that of the spent run, capped as the header says;
+// from the pool (one chunk) where fresh memory has no room for it. Where the class may take
+// no chunk or the heap has none, the run word goes to 0: mallocs then take the queue path,
+// and the next one that sees a chunk in sight starts a run again.
+fn ouro_fresh_install(k: u32, spent: u32) {
+    let qm = ouro_queue_meta(k);
+    var log = 0u;
+    if (spent != 0u) {
+        log = min((spent & ((1u << OURO_FRESH_LOG_BITS) - 1u)) + 1u, OURO_FRESH_MAX_LOG);
+    }
+    // A sixteenth of the fresh chunks left (at least one), and no more than the class may
+    // still own: a run that the limit refuses would leave its last chunks to the queue path.
+    let fresh_left = i32(ouro_chunk_end()) - bitcast<i32>(atomicLoad(&heap_meta[OURO_FRESH]));
+    let limit = ouro_chunk_limit(k);
+    let room = limit - min(atomicLoad(&heap_meta[qm + OQ_CLASS_CHUNKS]), limit);
+    let cap = min(u32(max(fresh_left, 16)) >> 4u, max(room, 1u));
+    log = min(log, 31u - countLeadingZeros(cap));
+    var chunks = 1u << log;
+    var first = OURO_NO_CHUNK;
+    let owned = atomicAdd(&heap_meta[qm + OQ_CLASS_CHUNKS], chunks);
+    if (owned + chunks <= limit && ouro_reserve_take(k, chunks)) {
+        first = ouro_fresh_bump(chunks);
+        if (first == OURO_NO_CHUNK && chunks > 1u) {
+            // No room in fresh memory for the whole run: one chunk, from the pool or fresh.
+            atomicSub(&heap_meta[qm + OQ_CLASS_CHUNKS], chunks - 1u);
+            ouro_reserve_give(chunks - 1u);
+            chunks = 1u;
+            log = 0u;
+            first = ouro_chunk_alloc();
+        }
+        if (first >= OURO_CHUNK_CONTENDED) {
+            ouro_reserve_give(chunks);
+        }
+    }
+    var run = 0u;
+    if (first < OURO_CHUNK_CONTENDED) {
+        run = ((first + 1u) << OURO_FRESH_LOG_BITS) | log;
+    } else {
+        atomicSub(&heap_meta[qm + OQ_CLASS_CHUNKS], chunks);
+    }
+    atomicStore(&heap_meta[qm + OQ_FRESH_RUN], run);
+}
+
+// `n` contiguous fresh chunks (any alignment: pages never cross a chunk), or OURO_NO_CHUNK
+// where fresh memory has fewer left. As in ouro_run_alloc, a bump that starts at or past the
+// end is undone (the counter never falls below the end again once it reached it), and one
+// that straddles the end keeps the counter above it and gives the chunks below the end to
+// the pool (fewer than n). One chunk: ouro_chunk_alloc, which looks at the pool first.
+fn ouro_fresh_bump(n: u32) -> u32 {
+    if (n == 1u) {
+        return ouro_chunk_alloc();
+    }
+    let end = ouro_chunk_end();
+    let f = atomicAdd(&heap_meta[OURO_FRESH], n);
+    if (f + n <= end) {
+        return f;
+    }
+    if (f >= end) {
+        atomicSub(&heap_meta[OURO_FRESH], n);
+    } else {
+        ouro_pool_range(f, end);
+    }
+    return OURO_NO_CHUNK;
+}

@@ -187,8 +187,7 @@ fn ouro_run_alloc(run: u32) -> u32 {
     return OURO_CHUNK_CONTENDED;
 }
 
-// Gives fresh chunks [lo, hi) (fewer than 2 * the largest run, or than a fresh run of
-// fresh_runs.wgsl) to the pool.
+// Gives fresh chunks [lo, hi) (fewer than 2 * the largest run) to the pool.
 fn ouro_pool_range(lo: u32, hi: u32) {
     for (var c = lo; c < hi; c++) {
         ouro_chunk_free(c);

@@ -20,9 +20,10 @@
 // Invariants
 //   - Page i of a run goes to the one malloc whose atomicAdd on the run's counter returned
 //     i. A counter starts at zero (heap_meta is cleared) and belongs to its run for good:
-//     page chunks keep their class for the heap's lifetime and never return to the pool
-//     (page_based.wgsl), so a chunk starts a run at most once, and a malloc that added to
-//     a run that was already spent gets a number past its end and takes nothing.
+//     runs take fresh memory only, which hands out each chunk once, and page chunks keep
+//     their class for the heap's lifetime (page_based.wgsl), so a chunk starts a run at
+//     most once, and a malloc that added to a run that was already spent gets a number
+//     past its end and takes nothing.
 //   - Every chunk of a run is stamped with its class before any of its pages goes out: the
 //     taker of a page stamps the page's chunk unless it sees the stamp already there (the
 //     same value, so the order of several takers' stamps does not matter). Frees check
@@ -37,23 +38,26 @@
 //   - Between dispatches a run's chunks that are not stamped hold only pages never handed
 //     out; src/ouroboros/report.rs counts those chunks as the class's and the pages the
 //     run has left as free pages.
-//   - Runs double from one chunk up to OURO_FRESH_MAX_LOG, and a run takes at most a
-//     sixteenth of the fresh chunks left, so a class holds few more fresh pages than it
-//     uses while the heap fills, and one chunk at a time near its end.
+//   - Runs double from one chunk up to 2^OURO_FRESH_MAX_LOG chunks, and a run takes at most
+//     a sixteenth of the fresh chunks left, so a class holds few more fresh pages than it
+//     uses while the heap fills, and one chunk at a time near its end. Pooled chunks are
+//     left to the queue path.
 //
 // Loops, all bounded: ouro_fresh_take makes at most OURO_FRESH_ROUNDS rounds (a round is
 // one load, and at most one add per run seen), then leaves the malloc to the queue path.
-// ouro_fresh_install calls the chunk manager once (its loops are bounded there).
+// ouro_fresh_claim makes at most OURO_FRESH_CLAIMS compare-exchanges.
 
 const OURO_FRESH_MAX_LOG: u32 = 14u;
 const OURO_FRESH_BUSY: u32 = 0xffffffffu;
 // Rounds of looking at the run word; at most a few installs happen while a malloc looks.
 const OURO_FRESH_ROUNDS: u32 = 4096u;
+// Compare-exchanges a run's claim of fresh memory makes before the install gives up.
+const OURO_FRESH_CLAIMS: u32 = 8u;
 const_assert OURO_FRESH_MAX_LOG < (1u << OURO_FRESH_LOG_BITS);
 const_assert OURO_CHUNKS < (1u << (31u - OURO_FRESH_LOG_BITS));
 
 // A page of class k from its fresh run, or HEAP_NULL with HEAP_OUT_OF_MEMORY where the
-// class has no run and no chunk is in sight for one, or HEAP_CONTENTION where the rounds
+// class has no run and no fresh memory is in sight for one, or HEAP_CONTENTION where the rounds
 // ran out: the caller then takes the queue path (page_based.wgsl), which produces batches
 // as the paper's does.
 fn ouro_fresh_take(k: u32) -> HeapAlloc {
@@ -65,7 +69,7 @@ fn ouro_fresh_take(k: u32) -> HeapAlloc {
     for (var round = 0u; round < OURO_FRESH_ROUNDS; round++) {
         let run = atomicLoad(&heap_meta[word]);
         if (run == 0u) {
-            if (!ouro_chunk_in_sight(k, qm)) {
+            if (!ouro_fresh_in_sight(k, qm)) {
                 break;
             }
             if (atomicCompareExchangeWeak(&heap_meta[word], 0u, OURO_FRESH_BUSY).exchanged) {
@@ -94,11 +98,21 @@ fn ouro_fresh_take(k: u32) -> HeapAlloc {
     return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
 }
 
+// Whether a run of class k could start now: fresh memory is left, the class is under its
+// chunk limit and the queue reserve is not reached. Loads only; the install decides.
+// (Pooled chunks do not count: runs take fresh memory only, and the queue path takes the
+// pool's chunks one batch at a time.)
+fn ouro_fresh_in_sight(k: u32, qm: u32) -> bool {
+    return atomicLoad(&heap_meta[OURO_FRESH]) < ouro_chunk_end() && !ouro_queue_reserve_reached(k)
+        && atomicLoad(&heap_meta[qm + OQ_CLASS_CHUNKS]) < ouro_chunk_limit(k);
+}
+
 // Installs class k's next run after `spent` (0: the class had none, and the caller set
-// OURO_FRESH_BUSY). Its length doubles that of the spent run, capped as the header says;
-// from the pool (one chunk) where fresh memory has no room for it. Where the class may take
-// no chunk or the heap has none, the run word goes to 0: mallocs then take the queue path,
-// and the next one that sees a chunk in sight starts a run again.
+// OURO_FRESH_BUSY). Its length doubles that of the spent run, capped as the header says,
+// from fresh memory only. Where the class may take no more chunks, fresh memory has no room
+// for the run or its claim lost every compare-exchange, the run word goes to 0: mallocs then
+// take the queue path, and the next one that sees fresh memory in sight starts a run again
+// (at one chunk).
 fn ouro_fresh_install(k: u32, spent: u32) {
     let qm = ouro_queue_meta(k);
     var log = 0u;
@@ -112,25 +126,17 @@ fn ouro_fresh_install(k: u32, spent: u32) {
     let room = limit - min(atomicLoad(&heap_meta[qm + OQ_CLASS_CHUNKS]), limit);
     let cap = min(u32(max(fresh_left, 16)) >> 4u, max(room, 1u));
     log = min(log, 31u - countLeadingZeros(cap));
-    var chunks = 1u << log;
+    let chunks = 1u << log;
     var first = OURO_NO_CHUNK;
     let owned = atomicAdd(&heap_meta[qm + OQ_CLASS_CHUNKS], chunks);
     if (owned + chunks <= limit && ouro_reserve_take(k, chunks)) {
-        first = ouro_fresh_bump(chunks);
-        if (first == OURO_NO_CHUNK && chunks > 1u) {
-            // No room in fresh memory for the whole run: one chunk, from the pool or fresh.
-            atomicSub(&heap_meta[qm + OQ_CLASS_CHUNKS], chunks - 1u);
-            ouro_reserve_give(chunks - 1u);
-            chunks = 1u;
-            log = 0u;
-            first = ouro_chunk_alloc();
-        }
-        if (first >= OURO_CHUNK_CONTENDED) {
+        first = ouro_fresh_claim(chunks);
+        if (first == OURO_NO_CHUNK) {
             ouro_reserve_give(chunks);
         }
     }
     var run = 0u;
-    if (first < OURO_CHUNK_CONTENDED) {
+    if (first != OURO_NO_CHUNK) {
         run = ((first + 1u) << OURO_FRESH_LOG_BITS) | log;
     } else {
         atomicSub(&heap_meta[qm + OQ_CLASS_CHUNKS], chunks);
@@ -139,23 +145,22 @@ fn ouro_fresh_install(k: u32, spent: u32) {
 }
 
 // `n` contiguous fresh chunks (any alignment: pages never cross a chunk), or OURO_NO_CHUNK
-// where fresh memory has fewer left. As in ouro_run_alloc, a bump that starts at or past the
-// end is undone (the counter never falls below the end again once it reached it), and one
-// that straddles the end keeps the counter above it and gives the chunks below the end to
-// the pool (fewer than n). One chunk: ouro_chunk_alloc, which looks at the pool first.
-fn ouro_fresh_bump(n: u32) -> u32 {
-    if (n == 1u) {
-        return ouro_chunk_alloc();
-    }
+// where fresh memory has fewer left or the claim lost OURO_FRESH_CLAIMS compare-exchanges in
+// a row. A compare-exchange, unlike ouro_run_alloc's atomicAdd, never takes the counter past
+// the end, so nothing is left over to pool; claims are rare (one per run), and a starved
+// one only sends mallocs to the queue path until the next install.
+fn ouro_fresh_claim(n: u32) -> u32 {
     let end = ouro_chunk_end();
-    let f = atomicAdd(&heap_meta[OURO_FRESH], n);
-    if (f + n <= end) {
-        return f;
-    }
-    if (f >= end) {
-        atomicSub(&heap_meta[OURO_FRESH], n);
-    } else {
-        ouro_pool_range(f, end);
+    var f = atomicLoad(&heap_meta[OURO_FRESH]);
+    for (var attempt = 0u; attempt < OURO_FRESH_CLAIMS; attempt++) {
+        if (f >= end || end - f < n) {
+            break;
+        }
+        let r = atomicCompareExchangeWeak(&heap_meta[OURO_FRESH], f, f + n);
+        if (r.exchanged) {
+            return f;
+        }
+        f = r.old_value;
     }
     return OURO_NO_CHUNK;
 }

@@ -82,6 +82,7 @@ fn ouro_fresh_take(k: u32) -> HeapAlloc {
             if (i < pages) {
                 let unit = (first << OURO_CHUNK_SHIFT) + i * pu;
                 let info = OURO_CHUNK_INFO + (unit >> OURO_CHUNK_SHIFT);
+                // ouro_stamp is always true: the grant waits for the stamp to take effect.
                 if (atomicLoad(&heap_meta[info]) == k + 1u || ouro_stamp(info, k + 1u)) {
                     return ouro_grant(unit, pu);
                 }

@@ -11,39 +11,14 @@ use gpu_heap::{Gpu, GpuHeap, HeapConfig, Strategy};
 /// Mallocs per dispatch: more than the 512 pages of 16 B in the first run's one chunk.
 const THREADS: u32 = 640;
 
-const KERNEL: &str = r#"
-#include "alloc.wgsl"
-
-// [i] the handle of invocation i
-@group(1) @binding(0) var<storage, read_write> handles: array<u32>;
-
-@compute @workgroup_size(64)
-fn alloc(@builtin(global_invocation_id) id: vec3<u32>) {
-    let p = malloc(16u);
-    handles[id.x] = p;
-    if (p != 0u) {
-        for (var w = 0u; w < 4u; w++) {
-            heap_store(p, w, id.x * 4u + w + 1u);
-        }
-    }
-}
-
-// Replaces each handle by the number of its words that do not hold the pattern, then frees.
-@compute @workgroup_size(64)
-fn check(@builtin(global_invocation_id) id: vec3<u32>) {
-    let p = handles[id.x];
-    var bad = 0u;
-    for (var w = 0u; w < 4u; w++) {
-        bad += u32(heap_load(p, w) != id.x * 4u + w + 1u);
-    }
-    free(p);
-    handles[id.x] = bad;
-}
-"#;
-
 /// One dispatch of THREADS mallocs of 16 B: no NULL, no failure, no two alike.
 fn alloc(gpu: &Gpu, heap: &GpuHeap, handles: &wgpu::Buffer) {
-    Kernel::new(gpu, heap, KERNEL, "alloc", &[common::RW]).run(gpu, heap, &[handles], THREADS / 64);
+    Kernel::new(gpu, heap, common::PATTERN_KERNEL, "alloc", &[common::RW]).run(
+        gpu,
+        heap,
+        &[handles],
+        THREADS / 64,
+    );
     let mut got = common::read_words(gpu, handles, THREADS as u64);
     assert!(got.iter().all(|&h| h != 0), "a NULL handle");
     got.sort_unstable();
@@ -54,7 +29,12 @@ fn alloc(gpu: &Gpu, heap: &GpuHeap, handles: &wgpu::Buffer) {
 
 /// Checks every block's pattern and frees it.
 fn check_and_free(gpu: &Gpu, heap: &GpuHeap, handles: &wgpu::Buffer) {
-    Kernel::new(gpu, heap, KERNEL, "check", &[common::RW]).run(gpu, heap, &[handles], THREADS / 64);
+    Kernel::new(gpu, heap, common::PATTERN_KERNEL, "check", &[common::RW]).run(
+        gpu,
+        heap,
+        &[handles],
+        THREADS / 64,
+    );
     let bad = common::read_words(gpu, handles, THREADS as u64);
     assert!(bad.iter().all(|&b| b == 0), "corrupted words: {bad:?}");
     assert_eq!(heap.stats().unwrap().failures.total(), 0, "failed frees");

@@ -16,39 +16,12 @@ use gpu_heap::{GpuHeap, HeapConfig, Strategy};
 
 const THREADS: u32 = 64;
 
-const KERNEL: &str = r#"
-#include "alloc.wgsl"
-
-// [i] the handle of invocation i
-@group(1) @binding(0) var<storage, read_write> handles: array<u32>;
-
+/// The `saturate` entry point, appended to common::PATTERN_KERNEL's alloc and check.
+const SATURATE: &str = r#"
 @compute @workgroup_size(1)
 fn saturate() {
     atomicStore(&gpu_heap_meta[gpu_heap_ouro_queue_meta(0u) + 1u], GPU_HEAP_BSEM_E_MAX << GPU_HEAP_BSEM_R_BITS);
     atomicStore(&gpu_heap_meta[gpu_heap_ouro_queue_meta(0u) + GPU_HEAP_OQ_FRESH_RUN], GPU_HEAP_OURO_FRESH_BUSY);
-}
-
-@compute @workgroup_size(64)
-fn alloc(@builtin(global_invocation_id) id: vec3<u32>) {
-    let p = malloc(16u);
-    handles[id.x] = p;
-    if (p != 0u) {
-        for (var w = 0u; w < 4u; w++) {
-            heap_store(p, w, id.x * 4u + w + 1u);
-        }
-    }
-}
-
-// Replaces each handle by the number of its words that do not hold the pattern, then frees.
-@compute @workgroup_size(64)
-fn check(@builtin(global_invocation_id) id: vec3<u32>) {
-    let p = handles[id.x];
-    var bad = 0u;
-    for (var w = 0u; w < 4u; w++) {
-        bad += u32(heap_load(p, w) != id.x * 4u + w + 1u);
-    }
-    free(p);
-    handles[id.x] = bad;
 }
 "#;
 
@@ -64,7 +37,8 @@ fn ouro_p_s_malloc_produces_with_batches_at_their_cap() {
     )
     .unwrap();
     let handles = common::storage(gpu, "handles", THREADS as u64 * 4);
-    let kernel = |entry| Kernel::new(gpu, &heap, KERNEL, entry, &[common::RW]);
+    let source = format!("{}{SATURATE}", common::PATTERN_KERNEL);
+    let kernel = |entry| Kernel::new(gpu, &heap, &source, entry, &[common::RW]);
     kernel("saturate").run(gpu, &heap, &[&handles], 1);
     kernel("alloc").run(gpu, &heap, &[&handles], THREADS / 64);
 

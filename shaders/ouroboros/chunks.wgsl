@@ -382,10 +382,16 @@ fn ouro_class_chunk_take(k: u32, qm: u32, retire: u32) -> bool {
 }
 
 // Whether a producer of class k would get a chunk as things stand: the heap has a free
-// chunk, the class is under its limit and the queue reserve is not reached. Loads only;
-// the takes above decide.
+// chunk and the class may take one (ouro_class_may_take). Loads only; the takes above
+// decide.
 fn ouro_chunk_in_sight(k: u32, qm: u32) -> bool {
-    return ouro_free_chunks() > 0 && !ouro_queue_reserve_reached(k)
+    return ouro_free_chunks() > 0 && ouro_class_may_take(k, qm);
+}
+
+// Whether class k may take one more chunk as things stand: it is under its limit and the
+// queue reserve is not reached. Loads only.
+fn ouro_class_may_take(k: u32, qm: u32) -> bool {
+    return !ouro_queue_reserve_reached(k)
         && atomicLoad(&heap_meta[qm + OQ_CLASS_CHUNKS]) < ouro_chunk_limit(k);
 }
 

@@ -48,6 +48,7 @@
 // ouro_fresh_claim makes at most OURO_FRESH_CLAIMS compare-exchanges.
 
 const OURO_FRESH_MAX_LOG: u32 = 14u;
+const OURO_FRESH_LOG_MASK: u32 = (1u << OURO_FRESH_LOG_BITS) - 1u;
 const OURO_FRESH_BUSY: u32 = 0xffffffffu;
 // Rounds of looking at the run word; at most a few installs happen while a malloc looks.
 const OURO_FRESH_ROUNDS: u32 = 4096u;
@@ -56,10 +57,10 @@ const OURO_FRESH_CLAIMS: u32 = 8u;
 const_assert OURO_FRESH_MAX_LOG < (1u << OURO_FRESH_LOG_BITS);
 const_assert OURO_CHUNKS < (1u << (31u - OURO_FRESH_LOG_BITS));
 
-// A page of class k from its fresh run, or HEAP_NULL with HEAP_OUT_OF_MEMORY where the
-// class has no run and no fresh memory is in sight for one, or HEAP_CONTENTION where the rounds
-// ran out: the caller then takes the queue path (page_based.wgsl), which produces batches
-// as the paper's does.
+// A page of class k from its fresh run, or HEAP_NULL where the class has no run and no
+// fresh memory is in sight for one, or where the rounds ran out: the caller then takes the
+// queue path (page_based.wgsl), which produces batches as the paper's does and decides what
+// a malloc that finds nothing reports.
 fn ouro_fresh_take(k: u32) -> HeapAlloc {
     let qm = ouro_queue_meta(k);
     let word = qm + OQ_FRESH_RUN;
@@ -77,7 +78,7 @@ fn ouro_fresh_take(k: u32) -> HeapAlloc {
             }
         } else if (run != OURO_FRESH_BUSY && run != spent) {
             let first = (run >> OURO_FRESH_LOG_BITS) - 1u;
-            let pages = ouro_batch(k) << (run & ((1u << OURO_FRESH_LOG_BITS) - 1u));
+            let pages = ouro_batch(k) << (run & OURO_FRESH_LOG_MASK);
             let i = atomicAdd(&heap_meta[OURO_FRESH_TAKEN + first], 1u);
             if (i < pages) {
                 let unit = (first << OURO_CHUNK_SHIFT) + i * pu;
@@ -93,19 +94,15 @@ fn ouro_fresh_take(k: u32) -> HeapAlloc {
             }
         }
     }
-    if (atomicLoad(&heap_meta[word]) == 0u) {
-        return HeapAlloc(HEAP_NULL, 0u, HEAP_OUT_OF_MEMORY);
-    }
     return HeapAlloc(HEAP_NULL, 0u, HEAP_CONTENTION);
 }
 
-// Whether a run of class k could start now: fresh memory is left, the class is under its
-// chunk limit and the queue reserve is not reached. Loads only; the install decides.
-// (Pooled chunks do not count: runs take fresh memory only, and the queue path takes the
-// pool's chunks one batch at a time.)
+// Whether a run of class k could start now: fresh memory is left and the class may take a
+// chunk (chunks.wgsl, ouro_class_may_take). Loads only; the install decides. (Pooled chunks
+// do not count: runs take fresh memory only, and the queue path takes the pool's chunks one
+// batch at a time.)
 fn ouro_fresh_in_sight(k: u32, qm: u32) -> bool {
-    return atomicLoad(&heap_meta[OURO_FRESH]) < ouro_chunk_end() && !ouro_queue_reserve_reached(k)
-        && atomicLoad(&heap_meta[qm + OQ_CLASS_CHUNKS]) < ouro_chunk_limit(k);
+    return atomicLoad(&heap_meta[OURO_FRESH]) < ouro_chunk_end() && ouro_class_may_take(k, qm);
 }
 
 // Installs class k's next run after `spent` (0: the class had none, and the caller set
@@ -118,7 +115,7 @@ fn ouro_fresh_install(k: u32, spent: u32) {
     let qm = ouro_queue_meta(k);
     var log = 0u;
     if (spent != 0u) {
-        log = min((spent & ((1u << OURO_FRESH_LOG_BITS) - 1u)) + 1u, OURO_FRESH_MAX_LOG);
+        log = min((spent & OURO_FRESH_LOG_MASK) + 1u, OURO_FRESH_MAX_LOG);
     }
     // A sixteenth of the fresh chunks left (at least one), and no more than the class may
     // still own: a run that the limit refuses would leave its last chunks to the queue path.

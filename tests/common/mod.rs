@@ -25,6 +25,40 @@ pub fn gpu() -> &'static Gpu {
     ))
 }
 
+/// A test shader over one buffer of handles at group 1, binding 0: `alloc` (64 invocations a
+/// workgroup) mallocs 16 B per invocation, keeps the handle and writes a pattern of the
+/// invocation's index into the block's 4 words; `check` replaces each handle by the number
+/// of its words that no longer hold the pattern, then frees the block. A test may append
+/// entry points of its own.
+pub const PATTERN_KERNEL: &str = r#"
+#include "alloc.wgsl"
+
+// [i] the handle of invocation i
+@group(1) @binding(0) var<storage, read_write> handles: array<u32>;
+
+@compute @workgroup_size(64)
+fn alloc(@builtin(global_invocation_id) id: vec3<u32>) {
+    let p = malloc(16u);
+    handles[id.x] = p;
+    if (p != 0u) {
+        for (var w = 0u; w < 4u; w++) {
+            heap_store(p, w, id.x * 4u + w + 1u);
+        }
+    }
+}
+
+@compute @workgroup_size(64)
+fn check(@builtin(global_invocation_id) id: vec3<u32>) {
+    let p = handles[id.x];
+    var bad = 0u;
+    for (var w = 0u; w < 4u; w++) {
+        bad += u32(heap_load(p, w) != id.x * 4u + w + 1u);
+    }
+    free(p);
+    handles[id.x] = bad;
+}
+"#;
+
 /// The read-write storage binding of a test kernel's buffers.
 pub const RW: wgpu::BufferBindingType = wgpu::BufferBindingType::Storage { read_only: false };
 
